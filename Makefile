@@ -1,0 +1,41 @@
+# The executable JAX book. `make html` builds the site, `make test` runs every test.
+# Both create .venv from requirements.lock first (Python >= 3.12 required).
+PY := .venv/bin/python
+VENV := .venv/.installed
+
+.PHONY: html test serve clean page check bench lock
+
+html: $(VENV)
+	$(PY) -m jaxbook.build
+
+test: $(VENV)
+	$(PY) -m pytest
+
+serve: $(VENV)
+	$(PY) -m sphinx_autobuild --watch snippets --watch jaxbook --watch practice \
+	  --ignore "*/__pycache__/*" -b html -d _build/doctrees . _build/html
+
+# One page, quickly: make page PAGE=guide/grad.md  (links to other pages are not checked)
+page: $(VENV)
+	@test -n "$(PAGE)" || { echo "usage: make page PAGE=guide/grad.md" >&2; exit 2; }
+	$(PY) -m jaxbook.build $(PAGE)
+
+# Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
+check: $(VENV)
+	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
+	$(PY) -m jaxbook.check $(PROBLEM)
+
+bench: $(VENV)
+	$(PY) tools/bench.py
+
+# Re-resolve requirements.in into requirements.lock (needs the package index).
+lock: $(VENV)
+	$(PY) -m pip install --quiet pip-tools
+	$(PY) -m piptools compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+	  -o requirements.lock requirements.in
+
+clean:
+	rm -rf _build
+
+$(VENV): requirements.lock tools/bootstrap.sh
+	@bash tools/bootstrap.sh

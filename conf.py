@@ -1,0 +1,34 @@
+"""Sphinx configuration of the executable JAX book. Build logic lives in jaxbook/sphinxext.py."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent.resolve()))  # the jaxbook package
+
+project = "Learn JAX by Running It"
+author = "The JAX book contributors"
+copyright = "2026, the JAX book contributors"
+
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "jaxbook.sphinxext"]
+include_patterns = ["index.md", "guide/**.md", "docs/**.md", "practice/**.md"]
+exclude_patterns = ["_build", ".venv", "**/README.md"]
+
+# Execute every page that Sphinx (re)reads; Sphinx's own dependency tracking decides which.
+nb_execution_mode = "force"
+nb_execution_timeout = 900  # backstop; each snippet has its own limit (jaxbook.runtime)
+nb_execution_raise_on_error = False  # report every failure as a warning; -W fails the build
+nb_execution_show_tb = True
+nb_merge_streams = True
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+html_theme = "sphinx_book_theme"
+html_title = project
+html_static_path = ["_static"]
+html_theme_options = {
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "use_download_button": True,
+    "use_source_button": False,
+}
+html_last_updated_fmt = None
+copybutton_exclude = ".linenos, .gp, .go"

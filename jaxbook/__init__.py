@@ -1,0 +1,24 @@
+"""Build and test machinery of the executable JAX book.
+
+- :mod:`jaxbook.runtime`  -- the one place that configures JAX (CPU, 8 emulated devices).
+- :mod:`jaxbook.snippet`  -- the snippet contract: error declarations, execution, trimmed tracebacks.
+- :mod:`jaxbook.deps`     -- which project files a snippet imports (for rebuild tracking).
+- :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets at build time.
+- :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
+- :mod:`jaxbook.sphinxext` -- the Sphinx extension that ties it together.
+"""
+from pathlib import Path
+
+import os
+
+#: The repository root (where this package lives).
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def book_root() -> Path:
+    """The root of the book being built or tested: every path shown to readers is relative to it.
+
+    It is this repository unless ``JAXBOOK_ROOT`` names another one (the build sets it to the
+    Sphinx source directory, so the tests can build small throwaway books with this machinery).
+    """
+    return Path(os.environ.get("JAXBOOK_ROOT", ROOT)).resolve()

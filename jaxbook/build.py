@@ -1,0 +1,40 @@
+"""Build the site: ``python -m jaxbook.build`` (strict, the whole book) or
+``python -m jaxbook.build guide/grad.md`` (a quick preview of one or more pages).
+
+The strict build is the one ``make html``, the tests and Read the Docs run: every page executed,
+any Sphinx warning fails it (``-W --keep-going``, so all problems are reported at once).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from jaxbook import ROOT
+
+BUILD = Path("_build")
+
+
+def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
+    """The sphinx-build command line of the strict build of the book at ``source``."""
+    build = build or source / BUILD
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html",
+            "-d", str(build / "doctrees"), *extra, str(source), str(build / "html")]
+
+
+def page_command(pages: list[str]) -> list[str]:
+    """Build only ``pages`` into _build/page: links to other pages are not checked."""
+    return [sys.executable, "-m", "sphinx", "--keep-going", "-b", "html",
+            "-d", str(BUILD / "page-doctrees"),
+            "-D", "include_patterns=" + ",".join(pages),
+            "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded",
+            str(ROOT), str(BUILD / "page")]
+
+
+def main(argv: list[str]) -> int:
+    command = page_command(argv) if argv else strict_command()
+    return subprocess.call(command, cwd=ROOT)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,94 @@
+"""The Jupyter kernel that executes the book's code cells at build time.
+
+It is IPython's kernel with three changes, installed before the first cell runs:
+
+1. JAX is configured by :func:`jaxbook.runtime.configure` (one place for the build and the tests).
+2. A cell whose source is a snippet file is run by :func:`jaxbook.snippet.execute`: under the
+   snippet's own file name (so tracebacks and JAX's messages name ``snippets/...``), in a fresh
+   ``__main__`` namespace, with a time limit, under the error contract; JAX's configuration is
+   restored afterwards so one snippet cannot change the next one's results.
+3. A declared error is shown as a trimmed traceback (the reader's frames and the error line) and
+   the cell succeeds; a broken contract fails the cell with a message naming the snippet file,
+   which fails the build.
+
+The Sphinx extension points Jupyter at ``jaxbook/kernels`` so that notebooks asking for the
+``python3`` kernel get this one.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from jaxbook import book_root, runtime
+
+runtime.configure()
+os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+def snippet_index() -> dict[str, str]:
+    """Map the stripped source of every snippet file to its path."""
+    index = {}
+    for path in sorted((book_root() / "snippets").rglob("*.py")):
+        index.setdefault(path.read_text(encoding="utf-8").strip(), str(path))
+    return index
+
+
+def install(shell) -> None:
+    """Make ``shell`` (an IPython InteractiveShell) run snippet cells under the contract."""
+    import jax
+
+    from jaxbook import snippet
+
+    index = snippet_index()
+    original_transform = shell.transform_cell
+
+    def run_snippet(path: str, source: str) -> None:
+        saved = dict(jax.config.values)
+        try:
+            declaration, error = snippet.execute(
+                source, path, snippet.main_namespace(os.path.abspath(path)),
+                timeout=runtime.SNIPPET_TIMEOUT)
+        finally:
+            for name, value in saved.items():
+                if jax.config.values.get(name) != value:
+                    jax.config.update(name, value)
+        if error is not None:
+            sys.stdout.flush()
+            shell._showtraceback(type(error), error, ["".join(snippet.trimmed_traceback(error)).rstrip()])
+
+    def transform_cell(raw_cell: str) -> str:
+        path = index.get(raw_cell.strip())
+        if path is None:
+            return original_transform(raw_cell)
+        key = f"_jaxbook_cell_{len(sources)}"
+        sources[key] = (path, raw_cell)
+        return f"__jaxbook_run__(*__jaxbook_sources__.pop({key!r}))\n"
+
+    def show_snippet_error(shell_, etype, value, tb, tb_offset=None):
+        text = f"{etype.__name__}: {value}"
+        if value.__cause__ is not None:
+            text = "".join(snippet.trimmed_traceback(value.__cause__)) + "\nThe above broke the snippet contract:\n" + text
+        shell_._showtraceback(etype, value, [text])  # IPython 9 leaves displaying to the handler
+        return [text]
+
+    sources: dict[str, tuple[str, str]] = {}
+    shell.user_ns["__jaxbook_run__"] = run_snippet
+    shell.user_ns["__jaxbook_sources__"] = sources
+    shell.user_ns_hidden.update({"__jaxbook_run__": run_snippet, "__jaxbook_sources__": sources})
+    shell.transform_cell = transform_cell
+    shell.set_custom_exc((snippet.SnippetError,), show_snippet_error)
+    sys.path.insert(0, str(book_root()))
+    os.chdir(book_root())
+
+
+def main() -> None:
+    from ipykernel.kernelapp import IPKernelApp
+
+    app = IPKernelApp.instance()
+    app.initialize(sys.argv[1:])
+    install(app.shell)
+    app.start()
+
+
+if __name__ == "__main__":
+    main()

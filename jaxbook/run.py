@@ -1,0 +1,48 @@
+"""Run snippets the way the build runs them: ``python -m jaxbook.run snippets/arrays/at_set.py``.
+
+Configures JAX (see :mod:`jaxbook.runtime`), executes each file in a fresh ``__main__`` namespace
+under the snippet contract, prints a declared error's trimmed traceback to stderr, and exits
+non-zero with a message naming the file and line when a snippet breaks its contract.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from jaxbook import book_root, runtime
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    runtime.configure()
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    sys.path.insert(0, str(book_root()))
+    os.chdir(book_root())
+    from jaxbook import snippet
+
+    status = 0
+    for arg in argv:
+        path = Path(arg).resolve()
+        if not path.is_file():
+            print(f"{arg}: no such snippet file", file=sys.stderr)
+            status = 1
+            continue
+        try:
+            _, error = snippet.execute(snippet.source_of(path), path, snippet.main_namespace(path),
+                                       timeout=runtime.SNIPPET_TIMEOUT)
+        except snippet.SnippetError as exc:
+            sys.stdout.flush()
+            print(f"SnippetError: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        sys.stdout.flush()
+        if error is not None:
+            print("".join(snippet.trimmed_traceback(error)), end="", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,71 @@
+"""The one place where the execution environment of the book is configured.
+
+Both the build (through :mod:`jaxbook.kernel`) and pytest (through ``tests/conftest.py`` and
+:mod:`jaxbook.run`) call :func:`configure` before JAX is imported, so every published output and
+every test sees the same platform and the same number of devices.
+"""
+from __future__ import annotations
+
+import os
+
+#: Number of emulated CPU devices. Change it here and nowhere else.
+DEVICE_COUNT = 8
+
+#: Environment variables that fix JAX's platform and device count.
+JAX_ENV = {
+    "JAX_PLATFORMS": "cpu",
+    "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
+}
+
+#: Seconds one snippet may run before it is stopped with an error naming its file and line.
+SNIPPET_TIMEOUT = int(os.environ.get("JAXBOOK_SNIPPET_TIMEOUT", "300"))
+
+
+def configure(environ: dict | None = None) -> dict:
+    """Apply :data:`JAX_ENV` to ``environ`` (default ``os.environ``) and return it.
+
+    Must run before ``import jax``; raises if JAX was already imported with other settings.
+    """
+    import sys
+
+    env = os.environ if environ is None else environ
+    if env is os.environ and "jax" in sys.modules:
+        current = {key: os.environ.get(key) for key in JAX_ENV}
+        if current != JAX_ENV:
+            raise RuntimeError(
+                "jaxbook.runtime.configure() must run before `import jax` "
+                f"(found {current}, expected {JAX_ENV})"
+            )
+    env.update(JAX_ENV)
+    return env
+
+
+def execution_key() -> str:
+    """A string that changes whenever published outputs could change without a source edit:
+    the JAX/jaxlib versions and the device settings. The build re-executes every page when it changes."""
+    from importlib.metadata import version
+
+    settings = ";".join(f"{k}={v}" for k, v in sorted(JAX_ENV.items()))
+    return f"jax=={version('jax')};jaxlib=={version('jaxlib')};{settings}"
+
+
+def stamp() -> dict:
+    """Describe the environment that produced the outputs (call after :func:`configure`)."""
+    import platform
+
+    import jax
+
+    return {
+        "jax": jax.__version__,
+        "jaxlib": jax.lib.__version__ if hasattr(jax.lib, "__version__") else jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": jax.device_count(),
+        "python": platform.python_version(),
+    }
+
+
+if __name__ == "__main__":  # python -m jaxbook.runtime: print the stamp as JSON
+    import json
+
+    configure()
+    print(json.dumps(stamp()))

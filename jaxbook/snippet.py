@@ -1,0 +1,258 @@
+"""The snippet contract, shared by the build and the tests.
+
+A snippet is a Python file under ``snippets/`` that runs on its own. A snippet that illustrates
+an error declares it in comment lines at the top of the file, before any code::
+
+    # raises: TypeError
+    # match: does not support item assignment
+
+``raises`` names the exception class: a builtin name (``TypeError``) or a dotted path
+(``jax.errors.TracerBoolConversionError``). The optional ``match`` is a regular expression that
+must be found (``re.search``) in the exception message. The snippet must raise exactly that class
+(not a subclass); a snippet without a declaration must raise nothing.
+
+:func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
+declared error (for display) or raises :class:`SnippetError` with a message that names the file.
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import re
+import signal
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxbook import ROOT, book_root
+
+DECLARATION = re.compile(r"^#\s*(raises|match)\s*:(.*)$")
+CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class SnippetError(Exception):
+    """A snippet broke its contract (or its declaration is malformed)."""
+
+
+class SnippetTimeout(BaseException):
+    """Raised inside a snippet that ran longer than its time limit."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """The error a snippet declares: ``raises`` is a class path, ``match`` an optional regex."""
+
+    raises: str
+    match: str | None
+    line: int
+
+    def resolve(self, name: str) -> type[BaseException]:
+        """Import the declared class; ``name`` is the snippet's display path for errors."""
+        path = self.raises
+        if "." not in path:
+            cls = getattr(builtins, path, None)
+        else:
+            module, _, attr = path.rpartition(".")
+            try:
+                cls = getattr(importlib.import_module(module), attr, None)
+            except ImportError:
+                cls = None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise SnippetError(
+                f"{name}:{self.line}: malformed error declaration: "
+                f"'{path}' is not an exception class (use a builtin name or a dotted path "
+                "such as jax.errors.TracerBoolConversionError)"
+            )
+        return cls
+
+
+def display_path(path: Path | str) -> str:
+    """The path readers see: relative to the repository root when inside it."""
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(book_root()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def parse_declaration(source: str, name: str) -> Declaration | None:
+    """Read the ``# raises:`` / ``# match:`` header of ``source``.
+
+    Raises :class:`SnippetError` naming ``name`` and the line for a malformed declaration.
+    Only the leading comment block counts; a ``# raises:`` comment after code is an error too,
+    so a misplaced declaration can never be silently ignored.
+    """
+    raises = match = None
+    raises_line = 0
+    in_header = True
+    for number, line in enumerate(source.splitlines(), start=1):
+        stripped = line.strip()
+        found = DECLARATION.match(stripped)
+        if stripped and not stripped.startswith("#"):
+            in_header = False
+        if not found:
+            continue
+        key, value = found.group(1), found.group(2).strip()
+        where = f"{name}:{number}"
+        if not in_header:
+            raise SnippetError(
+                f"{where}: malformed error declaration: '# {key}:' must be in the comment block "
+                "at the top of the file, before any code"
+            )
+        if key == "raises":
+            if raises is not None:
+                raise SnippetError(f"{where}: malformed error declaration: a second '# raises:' line")
+            if not CLASS_PATH.match(value):
+                raise SnippetError(
+                    f"{where}: malformed error declaration: '# raises:' needs one exception "
+                    f"class such as TypeError or jax.errors.KeyReuseError, got {value!r}"
+                )
+            raises, raises_line = value, number
+        else:
+            if match is not None:
+                raise SnippetError(f"{where}: malformed error declaration: a second '# match:' line")
+            if not value:
+                raise SnippetError(f"{where}: malformed error declaration: empty '# match:' pattern")
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise SnippetError(
+                    f"{where}: malformed error declaration: '# match:' is not a valid "
+                    f"regular expression ({exc})"
+                ) from None
+            match = value
+    if match is not None and raises is None:
+        raise SnippetError(f"{name}: malformed error declaration: '# match:' without '# raises:'")
+    return Declaration(raises, match, raises_line) if raises else None
+
+
+def is_project_file(filename: str) -> bool:
+    """True for a frame that readers should see: a file of this repository (not the venv)."""
+    if filename.startswith("<"):
+        return False
+    path = Path(filename)
+    if not path.is_absolute():
+        return not filename.startswith(".venv")
+    path = path.resolve()
+    if path.is_relative_to(ROOT / "jaxbook") or ".venv" in path.parts:
+        return False
+    return path.is_relative_to(book_root())
+
+
+def trimmed_traceback(exc: BaseException) -> list[str]:
+    """The traceback of ``exc`` reduced to the reader's own frames and the final error lines.
+
+    Frames from JAX, the standard library and this machinery are dropped; paths are shown
+    relative to the repository, so no build-machine path reaches a page.
+    """
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_project_file(f.filename)]
+    for frame in frames:
+        frame.filename = display_path(frame.filename)
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return [scrub(line) for line in lines]
+
+
+def scrub(text: str) -> str:
+    """Replace absolute paths of this machine by repository-relative or package-relative ones."""
+    for root in {str(book_root()), str(ROOT)}:
+        text = text.replace(root + "/", "")
+    return re.sub(r"/\S*?/site-packages/", "", text)
+
+
+def _on_alarm(signum, frame):
+    raise SnippetTimeout()
+
+
+def execute(source: str, path: Path | str, namespace: dict | None = None,
+            timeout: int | None = None) -> tuple[Declaration | None, BaseException | None]:
+    """Run ``source`` (the text of the snippet at ``path``) and enforce the contract.
+
+    Returns ``(declaration, exception)``: the exception is the declared one that was raised,
+    or ``None`` for a snippet that declares nothing. Raises :class:`SnippetError` otherwise.
+    ``timeout`` (seconds) stops a runaway snippet with an error naming the line it was on.
+    """
+    name = display_path(path)
+    declaration = parse_declaration(source, name)
+    expected = declaration.resolve(name) if declaration else None
+    code = compile(source, name, "exec")
+    if namespace is None:
+        namespace = {"__name__": "__main__", "__file__": str(path)}
+    raised: BaseException | None = None
+    old_handler = None
+    if timeout:
+        old_handler = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.alarm(timeout)
+    try:
+        exec(code, namespace)
+    except SnippetTimeout as exc:
+        raise SnippetError(f"{name}:{_last_line(exc, name)}: timed out after {timeout} s") from None
+    except BaseException as exc:  # noqa: BLE001 - the contract covers every exception
+        raised = exc
+    finally:
+        if timeout:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old_handler)
+    where = f"{name}:{_last_line(raised, name)}" if raised else name
+    if expected is None:
+        if raised is not None:
+            raise SnippetError(
+                f"{where}: raised {_describe(raised)}, but the snippet declares no error. "
+                f"If the error is the point of the example, add '# raises: {_class_path(raised)}' "
+                "at the top of the file."
+            ) from raised
+        return None, None
+    if raised is None:
+        raise SnippetError(
+            f"{name}:{declaration.line}: declares '# raises: {declaration.raises}' but raised nothing"
+        )
+    if type(raised) is not expected:
+        raise SnippetError(
+            f"{where}: declares '# raises: {declaration.raises}' but raised {_describe(raised)}"
+        ) from raised
+    if declaration.match and not re.search(declaration.match, str(raised)):
+        raise SnippetError(
+            f"{where}: raised {declaration.raises} as declared, but its message does not match "
+            f"'# match: {declaration.match}'. The message was: {scrub(str(raised))}"
+        ) from raised
+    return declaration, raised
+
+
+def _last_line(exc: BaseException, name: str) -> int | str:
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == name]
+    return lines[-1] if lines else "?"
+
+
+def _class_path(exc: BaseException) -> str:
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    public = {"jax._src.errors": "jax.errors"}.get(cls.__module__, cls.__module__)
+    return f"{public}.{cls.__qualname__}"
+
+
+def _describe(exc: BaseException) -> str:
+    message = scrub(str(exc)).strip().splitlines()
+    first = message[0] if message else ""
+    return f"{_class_path(exc)}: {first}" if first else _class_path(exc)
+
+
+def source_of(path: Path) -> str:
+    """Read a snippet file as the build shows it."""
+    return path.read_text(encoding="utf-8")
+
+
+def main_namespace(path: Path) -> dict:
+    """A fresh ``__main__``-like namespace, as ``python FILE`` would give."""
+    return {"__name__": "__main__", "__file__": str(path), "__builtins__": builtins}
+
+
+__all__ = [
+    "Declaration", "SnippetError", "display_path", "execute", "main_namespace",
+    "parse_declaration", "scrub", "source_of", "trimmed_traceback",
+]
+
+if sys.version_info < (3, 12):  # pragma: no cover - guarded by the Makefile too
+    raise ImportError("the JAX book needs Python >= 3.12 (JAX 0.12 requires it)")

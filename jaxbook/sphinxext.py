@@ -1,0 +1,200 @@
+"""The book's Sphinx extension: snippet cells that cannot lie.
+
+- Every ``{code-cell}`` must ``:load:`` a file under ``snippets/``; a missing file, inline code, a
+  syntax error or a malformed error declaration is reported at the page's line and the snippet's.
+- The snippet and every project module it imports become Sphinx dependencies of the page, so an
+  edit re-executes exactly the pages that use it; pages whose execution failed are re-read on the
+  next build; a change of JAX version or device settings (``jaxbook_execution_key``) re-reads all.
+- Execution happens in the ``python3`` kernel from ``jaxbook/kernels`` (see :mod:`jaxbook.kernel`).
+- Each cell is captioned with its snippet file; each page carries an environment stamp.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util import logging
+
+from jaxbook import ROOT, book_root, runtime
+from jaxbook.deps import project_dependencies
+from jaxbook.snippet import SnippetError, display_path, parse_declaration
+
+logger = logging.getLogger(__name__)
+
+CELL_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
+OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+YAML_LOAD = re.compile(r"^load:\s*(?P<value>.*)$")
+TOP_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.S)
+
+
+class Cell:
+    """A ``{code-cell}`` found in a page's source: where it is and what it loads."""
+
+    def __init__(self, start: int, end: int, load: str | None, load_line: int, body: list[str]):
+        self.start, self.end = start, end          # 0-based line indexes of the fences
+        self.load, self.load_line = load, load_line  # 1-based line of the :load: option
+        self.body = body
+
+
+def find_cells(lines: list[str]) -> list[Cell]:
+    """Parse the code cells of a MyST page (fence, options, body) without executing anything."""
+    cells, i = [], 0
+    while i < len(lines):
+        opened = CELL_OPEN.match(lines[i].strip())
+        if not opened:
+            i += 1
+            continue
+        fence = opened.group("fence")
+        start, j = i, i + 1
+        load, load_line, body, in_yaml, options_done = None, 0, [], False, False
+        while j < len(lines):
+            text = lines[j].strip()
+            if text.startswith(fence[0] * len(fence)) and not text.strip(fence[0]):
+                break
+            if not options_done and text == "---" and not in_yaml:
+                in_yaml = True
+            elif in_yaml:
+                if text == "---":
+                    in_yaml, options_done = False, True
+                elif YAML_LOAD.match(text):
+                    load, load_line = YAML_LOAD.match(text).group("value").strip(), j + 1
+            elif not options_done and OPTION.match(text):
+                found = OPTION.match(text)
+                if found.group("key") == "load":
+                    load, load_line = found.group("value").strip(), j + 1
+            else:
+                options_done = True
+                if text:
+                    body.append(lines[j])
+            j += 1
+        cells.append(Cell(start, j, load, load_line or start + 1, body))
+        i = j + 1
+    return cells
+
+
+def check_cell(page: Path, cell: Cell) -> tuple[Path | None, str | None]:
+    """Return (snippet path, None) for a valid cell, or (None, error message)."""
+    if cell.body:
+        return None, ("a code cell must not contain inline code: put it in a file under "
+                      "snippets/ and load it with ':load: <path>'")
+    if not cell.load:
+        return None, "a code cell must load a snippet: add ':load: <path to snippets/...py>'"
+    path = (page.parent / cell.load).resolve()
+    if not path.is_relative_to(book_root() / "snippets"):
+        return None, f"':load: {cell.load}' is outside snippets/: every code cell comes from snippets/"
+    if not path.is_file():
+        return None, f"snippet file not found: {display_path(path)} (from ':load: {cell.load}')"
+    try:
+        source = path.read_text(encoding="utf-8")
+        compile(source, display_path(path), "exec")
+        parse_declaration(source, display_path(path))
+        project_dependencies(path, book_root())
+    except SyntaxError as exc:
+        return None, f"{display_path(exc.filename or path)}:{exc.lineno}: syntax error: {exc.msg}"
+    except SnippetError as exc:
+        return None, str(exc)
+    return path, None
+
+
+def on_source_read(app, docname: str, source: list[str]) -> None:
+    """Validate the page's code cells and record what the page depends on."""
+    env = app.env
+    page = Path(env.doc2path(docname))
+    lines = source[0].split("\n")
+    cells = find_cells(lines)
+    if not cells:
+        return
+    top = TOP_MATTER.match(source[0])
+    if not top or not re.search(r"^file_format:\s*mystnb\s*$", top.group("body"), re.M):
+        logger.error("a page with code cells must start with the top matter "
+                     "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
+                     location=(docname, 1))
+    changed = False
+    for cell in cells:
+        path, error = check_cell(page, cell)
+        if error:
+            logger.error(error, location=(docname, cell.load_line))
+            # Keep the build going (so every problem is reported at once) without executing it.
+            lines[cell.start] = lines[cell.start].replace("{code-cell}", "text", 1)
+            changed = True
+            continue
+        for dependency in project_dependencies(path, book_root()):
+            env.note_dependency(str(dependency))
+    if changed:
+        source[0] = "\n".join(lines)
+
+
+def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
+    """Re-read pages whose last execution failed, so a failure is never cached as output."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    failed = []
+    for docname, data in NbMetadataCollector.get_doc_data(env).items():
+        exec_data = data.get("exec_data") or {}
+        if exec_data.get("succeeded") is False and docname in env.found_docs:
+            failed.append(docname)
+    return failed
+
+
+def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
+    """Measure the execution environment once per build that executes anything."""
+    if docnames or not getattr(env, "jaxbook_stamp", None):
+        result = subprocess.run([sys.executable, "-m", "jaxbook.runtime"], capture_output=True,
+                                text=True, check=True, cwd=book_root())
+        env.jaxbook_stamp = json.loads(result.stdout)
+
+
+def on_doctree_read(app, doctree) -> None:
+    """Caption each snippet cell with the file it came from."""
+    page = Path(app.env.doc2path(app.env.docname))
+    for cell in doctree.findall(nodes.container):
+        load = cell.get("nb_element") == "cell_code" and cell.get("cell_metadata", {}).get("load")
+        if not load:
+            continue
+        name = display_path((page.parent / load).resolve())
+        test_id = name.removeprefix("snippets/")
+        html = (f'<div class="jaxbook-snippet"><span class="jaxbook-snippet-file">{escape(name)}</span>'
+                f'<span class="jaxbook-snippet-test">tested by '
+                f'<code>test_snippet[{escape(test_id)}]</code></span></div>')
+        cell.insert(0, nodes.raw("", html, format="html"))
+        cell["classes"].append("jaxbook-cell")
+
+
+def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    """Stamp every page with the environment that produced its outputs."""
+    stamp = getattr(app.env, "jaxbook_stamp", None)
+    if not stamp or "body" not in context:
+        return
+    text = (f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
+            f"on the {stamp['backend']} backend with {stamp['devices']} devices "
+            f"(Python {stamp['python']}).")
+    context["body"] = f'<p class="jaxbook-stamp">{escape(text)}</p>\n' + context["body"]
+
+
+def on_config_inited(app, config) -> None:
+    """Point Jupyter at the book's kernel and make the project importable in it."""
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(ROOT / "jaxbook")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+    os.environ["JAXBOOK_ROOT"] = str(Path(app.srcdir).resolve())
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    runtime.configure()
+
+
+def setup(app):
+    app.add_config_value("jaxbook_execution_key", runtime.execution_key(), "env")
+    app.connect("config-inited", on_config_inited)
+    app.connect("source-read", on_source_read)
+    app.connect("env-get-outdated", on_env_get_outdated)
+    app.connect("env-before-read-docs", on_env_before_read_docs)
+    app.connect("doctree-read", on_doctree_read)
+    app.connect("html-page-context", on_html_page_context)
+    app.add_css_file("jaxbook.css")
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": 1}

@@ -1,0 +1,32 @@
+"""Fixtures for the practice problems.
+
+Each problem folder holds ``starter.py`` (what the learner edits), ``solution.py`` (the reference)
+and ``test_<problem>.py``. Tests never import either module directly: they take the ``impl``
+fixture, which is the module selected by ``--impl`` (``solution`` unless told otherwise).
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def load_impl(folder: Path, which: str):
+    """Import ``folder/<which>.py`` under a unique module name and return the module."""
+    path = folder / f"{which}.py"
+    name = f"practice_{folder.name}_{which}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def impl(request):
+    """The implementation under test: the problem's solution.py or starter.py."""
+    return load_impl(Path(request.path).parent, request.config.getoption("--impl"))

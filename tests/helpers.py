@@ -1,0 +1,62 @@
+"""Helpers for tests that build small throwaway books with the real machinery."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from jaxbook import ROOT
+from jaxbook.build import strict_command
+
+TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
+
+
+@dataclass
+class Build:
+    returncode: int
+    output: str
+    html: Path
+
+    def page(self, docname: str) -> str:
+        return (self.html / f"{docname}.html").read_text(encoding="utf-8")
+
+
+class Book:
+    """A throwaway book: the real conf.py and machinery, with pages and snippets of the test's own."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        shutil.copy(ROOT / "conf.py", root / "conf.py")
+        shutil.copytree(ROOT / "_static", root / "_static")
+        self.pages: list[str] = []
+
+    def snippet(self, name: str, source: str) -> Path:
+        path = self.root / "snippets" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+        return path
+
+    def page(self, docname: str, *snippets: str, body: str = "", top_matter: bool = True) -> Path:
+        """Write guide/<docname>.md loading ``snippets`` (paths under snippets/) in order."""
+        cells = "".join(f"\n```{{code-cell}} ipython3\n:load: ../snippets/{s}\n```\n" for s in snippets)
+        text = (TOP_MATTER if top_matter else "") + f"# Page {docname}\n\n{body}\n{cells}"
+        path = self.root / "guide" / f"{docname}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if docname not in self.pages:
+            self.pages.append(docname)
+        self._index()
+        return path
+
+    def _index(self) -> None:
+        toctree = "\n".join(f"guide/{p}" for p in self.pages)
+        (self.root / "index.md").write_text(f"# Test book\n\n```{{toctree}}\n{toctree}\n```\n")
+
+    def build(self, *extra: str) -> Build:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        result = subprocess.run(strict_command(self.root, None, *extra), cwd=self.root, env=env,
+                                capture_output=True, text=True, timeout=600)
+        return Build(result.returncode, result.stdout + result.stderr, self.root / "_build" / "html")

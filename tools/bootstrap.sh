@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Create .venv from requirements.lock with Python >= 3.12 (JAX 0.12 needs it).
+# Called by the Makefile; safe to re-run. Set PYTHON=/path/to/python3.12 to choose the interpreter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_major=3 need_minor=12
+ok() { "$1" -c "import sys; sys.exit(0 if sys.version_info >= ($need_major, $need_minor) else 1)" 2>/dev/null; }
+
+find_python() {
+  local candidates=()
+  [ -n "${PYTHON:-}" ] && candidates+=("$PYTHON")
+  candidates+=(python3.14 python3.13 python3.12 python3)
+  if command -v pyenv >/dev/null 2>&1; then
+    for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.(1[2-9])' | sort -rV); do
+      candidates+=("$(pyenv root)/versions/$v/bin/python3")
+    done
+  fi
+  for c in "${candidates[@]}"; do
+    if command -v "$c" >/dev/null 2>&1 && ok "$c"; then command -v "$c"; return 0; fi
+  done
+  return 1
+}
+
+if [ -x .venv/bin/python ] && ok .venv/bin/python && [ .venv/.installed -nt requirements.lock ]; then
+  exit 0
+fi
+
+if ! py=$(find_python); then
+  cat >&2 <<MSG
+error: the JAX book needs Python ${need_major}.${need_minor} or newer (JAX 0.12 does not support older versions),
+and none was found (tried \$PYTHON, python3.14, python3.13, python3.12, python3 and pyenv's versions).
+Install Python 3.12, for example:
+  - pyenv:            pyenv install 3.12   (this repository's .python-version asks for 3.12.1)
+  - Debian/Ubuntu:    apt-get install python3.12 python3.12-venv
+  - macOS (Homebrew): brew install python@3.12
+then run the make command again, or point to it: make PYTHON=/path/to/python3.12 html
+MSG
+  exit 1
+fi
+
+echo "bootstrap: creating .venv with $py ($("$py" --version 2>&1)) from requirements.lock"
+rm -rf .venv
+"$py" -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
+  -r requirements.lock
+.venv/bin/python -m pip check
+touch .venv/.installed
