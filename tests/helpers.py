@@ -20,8 +20,9 @@ class Build:
     output: str
     html: Path
 
-    def page(self, docname: str) -> str:
-        return (self.html / f"{docname}.html").read_text(encoding="utf-8")
+    def page(self, name: str) -> str:
+        """The built HTML of the page written by ``Book.page(name)``."""
+        return (self.html / "guide" / f"{name}.html").read_text(encoding="utf-8")
 
 
 class Book:

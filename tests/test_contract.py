@@ -1,0 +1,71 @@
+"""Unit tests of the snippet contract (jaxbook.snippet), run in-process."""
+from __future__ import annotations
+
+import pytest
+
+from jaxbook.snippet import SnippetError, execute, parse_declaration, trimmed_traceback
+
+
+def run(source, name="snippets/demo/x.py"):
+    return execute(source, name, {"__name__": "__main__"})
+
+
+def test_plain_snippet_runs():
+    assert run("y = 1 + 1\n") == (None, None)
+
+
+def test_declared_error_is_returned_with_trimmed_traceback():
+    declaration, error = run("# raises: ZeroDivisionError\n# match: division\n\ndef f():\n    return 1 / 0\n\nf()\n")
+    assert declaration.raises == "ZeroDivisionError" and isinstance(error, ZeroDivisionError)
+    text = "".join(trimmed_traceback(error))
+    assert 'File "snippets/demo/x.py", line 7, in <module>' in text
+    assert 'File "snippets/demo/x.py", line 5, in f' in text
+    assert text.rstrip().endswith("ZeroDivisionError: division by zero")
+
+
+def test_traceback_drops_library_frames_and_paths():
+    _, error = run("# raises: TypeError\nimport jax.numpy as jnp\nx = jnp.zeros(2)\nx[0] = 1\n")
+    text = "".join(trimmed_traceback(error))
+    assert "site-packages" not in text and "/jax/" not in text
+    assert text.count('File "') == 1
+
+
+@pytest.mark.parametrize("source, message", [
+    ("raise KeyError('k')\n", "raised KeyError: 'k', but the snippet declares no error"),
+    ("# raises: KeyError\nx = 1\n", "snippets/demo/x.py:1: declares '# raises: KeyError' but raised nothing"),
+    ("# raises: KeyError\nraise LookupError('k')\n", "declares '# raises: KeyError' but raised LookupError"),
+    ("# raises: LookupError\nraise KeyError('k')\n", "declares '# raises: LookupError' but raised KeyError"),
+    ("# raises: KeyError\n# match: ^z$\nraise KeyError('k')\n", "does not match '# match: ^z$'"),
+    ("# raises: NoSuchError\nx = 1\n", "snippets/demo/x.py:1: malformed error declaration: 'NoSuchError'"),
+    ("# raises: jax.errors.NoSuchError\nx = 1\n", "'jax.errors.NoSuchError' is not an exception class"),
+])
+def test_contract_violations_name_the_file(source, message):
+    with pytest.raises(SnippetError, match=None) as info:
+        run(source)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("# raises: Type Error\n", "x.py:1: malformed error declaration: '# raises:' needs one exception class"),
+    ("# raises: TypeError\n# raises: ValueError\n", "x.py:2: malformed error declaration: a second '# raises:'"),
+    ("# match: (\n# raises: TypeError\n", "x.py:1: malformed error declaration: '# match:' is not a valid regular"),
+    ("# match: boom\n", "'# match:' without '# raises:'"),
+    ("x = 1\n# raises: TypeError\n", "x.py:2: malformed error declaration: '# raises:' must be in the comment block"),
+])
+def test_malformed_declarations(source, message):
+    with pytest.raises(SnippetError) as info:
+        parse_declaration(source, "snippets/demo/x.py")
+    assert message in str(info.value)
+
+
+def test_jax_error_path_resolves():
+    declaration, error = run(
+        "# raises: jax.errors.TracerBoolConversionError\nimport jax\n\n"
+        "@jax.jit\ndef f(x):\n    return 1 if x > 0 else 0\n\nf(1.0)\n")
+    assert type(error).__name__ == "TracerBoolConversionError"
+    assert "snippets/demo/x.py" in str(error)  # JAX names the snippet file, not a temp path
+
+
+def test_timeout_names_the_line():
+    with pytest.raises(SnippetError, match=r"x.py:4: timed out after 1 s"):
+        execute("import time\n\nwhile True:\n    time.sleep(0.05)\n", "snippets/demo/x.py", {}, timeout=1)

@@ -1,0 +1,53 @@
+"""Every snippet of the book, discovered automatically, run in a fresh interpreter under its contract.
+
+The test id is the snippet's path under snippets/, the name shown above its cell on the site:
+    pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from jaxbook import ROOT, runtime
+from jaxbook.snippet import parse_declaration, source_of
+
+SNIPPETS = ROOT / "snippets"
+
+
+def discover():
+    """Snippet files: every .py under snippets/ except helpers (_name.py) and caches."""
+    return sorted(p for p in SNIPPETS.rglob("*.py")
+                  if not p.name.startswith("_") and "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("path", discover(), ids=lambda p: p.relative_to(SNIPPETS).as_posix())
+def test_snippet(path):
+    result = subprocess.run([sys.executable, "-m", "jaxbook.run", str(path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=runtime.SNIPPET_TIMEOUT + 60)
+    assert result.returncode == 0, result.stderr
+    declaration = parse_declaration(source_of(path), str(path))
+    if declaration is not None:
+        # The declared error was raised and its trimmed traceback printed, ending in the error line.
+        last = result.stderr.rstrip().splitlines()[-1]
+        assert last.split(":")[0].rsplit(".", 1)[-1] == declaration.raises.rsplit(".", 1)[-1], result.stderr
+
+
+def test_discovery_finds_the_snippets():
+    names = {p.relative_to(SNIPPETS).as_posix() for p in discover()}
+    assert "arrays/inplace_error.py" in names
+    assert not any(name.rsplit("/", 1)[-1].startswith("_") for name in names)
+
+
+def test_every_snippet_is_shown_on_a_page():
+    """A snippet that no page loads is dead code that nobody reads."""
+    pages = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+             for p in ROOT.glob(pattern)]
+    loaded = set()
+    for page in pages:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.strip().startswith(":load:"):
+                loaded.add((page.parent / line.split(":load:", 1)[1].strip()).resolve())
+    unused = [p.relative_to(ROOT).as_posix() for p in discover() if p.resolve() not in loaded]
+    assert not unused, f"snippets not loaded by any page: {unused}"
