@@ -30,8 +30,8 @@ bench: $(VENV)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).
 lock: $(VENV)
-	$(PY) -m pip install --quiet pip-tools
-	$(PY) -m piptools compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+	$(PY) -m venv _build/locker && _build/locker/bin/pip install --quiet pip-tools
+	_build/locker/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
 	  -o requirements.lock requirements.in
 
 clean:

@@ -1,0 +1,6 @@
+# raises: TypeError
+# match: immutable
+import jax.numpy as jnp
+
+x = jnp.zeros(3)
+x[0] = 1.0

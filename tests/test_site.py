@@ -1,0 +1,124 @@
+"""The real site: a strict build (every page executed, any warning fails), then what it publishes."""
+from __future__ import annotations
+
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+from jaxbook.build import strict_command
+
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+
+HTML = ROOT / "_build" / "html"
+MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in sorted({
+    str(ROOT), str(Path.home()), "/root/", "/tmp/", "/home/", "site-packages", "/usr/lib/python",
+})))
+TEXT_SUFFIXES = {".html", ".js", ".ipynb", ".txt", ".md", ".css", ".json", ".py"}
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Build the site strictly (incrementally: unchanged pages are not executed again)."""
+    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    return result
+
+
+def pages():
+    """The built pages that come from the book's sources."""
+    sources = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+               for p in ROOT.glob(pattern)]
+    return [HTML / p.relative_to(ROOT).with_suffix(".html") for p in sources]
+
+
+def test_strict_build_succeeds(site):
+    assert site.returncode == 0, site.stdout[-5000:] + site.stderr[-20000:]
+    assert "build succeeded" in site.stdout
+
+
+def test_every_source_page_is_published(site):
+    missing = [str(p.relative_to(HTML)) for p in pages() if not p.is_file()]
+    assert not missing
+
+
+def test_no_build_machine_path_is_published(site):
+    leaks = []
+    for path in HTML.rglob("*"):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES:
+            for match in MACHINE_PATHS.finditer(path.read_text(encoding="utf-8", errors="replace")):
+                leaks.append(f"{path.relative_to(HTML)}: {match.group(0)!r}")
+    assert not leaks, "\n".join(leaks[:50])
+
+
+class AssetCollector(HTMLParser):
+    """Every URL that a browser fetches by itself when it renders the page."""
+
+    FETCHED = {"script": "src", "img": "src", "iframe": "src", "source": "src", "audio": "src",
+               "video": "src", "embed": "src", "object": "data", "link": "href"}
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and not set((attrs.get("rel") or "").split()) & {
+                "stylesheet", "preload", "icon", "prefetch", "modulepreload", "manifest", "preconnect",
+                "dns-prefetch", "shortcut", "apple-touch-icon"}:
+            return
+        url = attrs.get(self.FETCHED.get(tag, ""), None)
+        if url:
+            self.urls.append(url)
+        if attrs.get("srcset"):
+            self.urls += [part.split()[0] for part in attrs["srcset"].split(",")]
+
+
+def is_external(url: str) -> bool:
+    return bool(re.match(r"^(https?:)?//", url.strip(), re.I))
+
+
+def test_is_external_detects_third_party_urls():
+    assert is_external("https://cdn.example.org/x.js") and is_external("//fonts.example.com/a.css")
+    assert not is_external("_static/x.js") and not is_external("../_static/x.css")
+
+
+def test_no_page_requests_third_party_assets(site):
+    external = []
+    for path in HTML.rglob("*.html"):
+        collector = AssetCollector()
+        collector.feed(path.read_text(encoding="utf-8"))
+        external += [f"{path.relative_to(HTML)}: {u}" for u in collector.urls if is_external(u)]
+    for path in HTML.rglob("*.css"):
+        for url in re.findall(r"(?:url\(|@import\s+)['\"]?([^'\")\s]+)", path.read_text(errors="replace")):
+            if is_external(url):
+                external.append(f"{path.relative_to(HTML)}: {url}")
+    assert not external, "\n".join(external[:50])
+
+
+def test_every_page_carries_the_environment_stamp(site):
+    import jax
+
+    expected = f"by JAX {jax.__version__} on the cpu backend with 8 devices"
+    unstamped = [str(p.relative_to(HTML)) for p in pages() if expected not in p.read_text(encoding="utf-8")]
+    assert not unstamped
+
+
+def test_every_cell_names_an_existing_snippet(site):
+    captions = 0
+    for page in pages():
+        for name in re.findall(r'class="jaxbook-snippet-file">([^<]+)<', page.read_text(encoding="utf-8")):
+            captions += 1
+            assert (ROOT / name).is_file(), f"{page.name}: caption names a missing file {name}"
+    assert captions >= 10
+
+
+def test_declared_error_shows_its_trimmed_traceback(site):
+    page = (HTML / "guide" / "arrays.html").read_text(encoding="utf-8")
+    block = re.search(r'<div class="output traceback.*?</pre>', page, re.S)
+    assert block, "no traceback block on the arrays page"
+    text = re.sub(r"<[^>]+>", "", block.group(0))
+    assert "snippets/arrays/inplace_error.py" in text and "TypeError" in text
+    assert "jax/_src" not in text
