@@ -8,7 +8,7 @@ project = "Learn JAX by Running It"
 author = "The JAX book contributors"
 copyright = "2026, the JAX book contributors"
 
-extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "jaxbook.sphinxext"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "jaxbook.sphinxext", "jaxbook.localmath"]
 include_patterns = ["index.md", "guide/**.md", "docs/**.md", "practice/**.md"]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
 
@@ -18,7 +18,7 @@ nb_execution_timeout = 900  # backstop; each snippet has its own limit (jaxbook.
 nb_execution_raise_on_error = False  # report every failure as a warning; -W fails the build
 nb_execution_show_tb = True
 nb_merge_streams = True
-myst_enable_extensions = ["colon_fence", "deflist"]
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
 
 html_theme = "sphinx_book_theme"

@@ -5,8 +5,8 @@ It is IPython's kernel with three changes, installed before the first cell runs:
 1. JAX is configured by :func:`jaxbook.runtime.configure` (one place for the build and the tests).
 2. A cell whose source is a snippet file is run by :func:`jaxbook.snippet.execute`: under the
    snippet's own file name (so tracebacks and JAX's messages name ``snippets/...``), in a fresh
-   ``__main__`` namespace, with a time limit, under the error contract; JAX's configuration is
-   restored afterwards so one snippet cannot change the next one's results.
+   ``__main__`` namespace, with a time limit, under the error contract; JAX's configuration and
+   NumPy's print options are restored afterwards, so one snippet cannot change the next one's output.
 3. A declared error is shown as a trimmed traceback (the reader's frames and the error line) and
    the cell succeeds; a broken contract fails the cell with a message naming the snippet file,
    which fails the build.
@@ -36,6 +36,7 @@ def snippet_index() -> dict[str, str]:
 def install(shell) -> None:
     """Make ``shell`` (an IPython InteractiveShell) run snippet cells under the contract."""
     import jax
+    import numpy
 
     from jaxbook import snippet
 
@@ -44,6 +45,7 @@ def install(shell) -> None:
 
     def run_snippet(path: str, source: str) -> None:
         saved = dict(jax.config.values)
+        print_options = numpy.get_printoptions()
         try:
             declaration, error = snippet.execute(
                 source, path, snippet.main_namespace(os.path.abspath(path)),
@@ -52,6 +54,7 @@ def install(shell) -> None:
             for name, value in saved.items():
                 if jax.config.values.get(name) != value:
                     jax.config.update(name, value)
+            numpy.set_printoptions(**print_options)
         if error is not None:
             sys.stdout.flush()
             shell._showtraceback(type(error), error, ["".join(snippet.trimmed_traceback(error)).rstrip()])

@@ -5,6 +5,7 @@ The test id is the snippet's path under snippets/, the name shown above its cell
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -29,9 +30,10 @@ def test_snippet(path):
     assert result.returncode == 0, result.stderr
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
-        # The declared error was raised and its trimmed traceback printed, ending in the error line.
-        last = result.stderr.rstrip().splitlines()[-1]
-        assert last.split(":")[0].rsplit(".", 1)[-1] == declaration.raises.rsplit(".", 1)[-1], result.stderr
+        # The declared error was raised and its trimmed traceback printed, with the error line.
+        name = re.escape(declaration.raises.rsplit(".", 1)[-1])
+        assert result.stderr.startswith("Traceback (most recent call last):"), result.stderr
+        assert re.search(rf"^([\w.]+\.)?{name}(:|$)", result.stderr, re.M), result.stderr
 
 
 def test_discovery_finds_the_snippets():
