@@ -18,6 +18,7 @@ nb_execution_timeout = 900  # backstop; each snippet has its own limit (jaxbook.
 nb_execution_raise_on_error = False  # report every failure as a warning; -W fails the build
 nb_execution_show_tb = True
 nb_merge_streams = True
+nb_render_error_lexer = "pytb"  # the kernel shows plain Python tracebacks (jaxbook.snippet)
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
 

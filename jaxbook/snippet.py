@@ -28,6 +28,8 @@ from pathlib import Path
 from jaxbook import ROOT, book_root
 
 DECLARATION = re.compile(r"^#\s*(raises|match)\s*:(.*)$")
+# JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
+JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
 CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -152,7 +154,8 @@ def trimmed_traceback(exc: BaseException) -> list[str]:
     lines = ["Traceback (most recent call last):\n"]
     lines += traceback.format_list(frames)
     lines += traceback.format_exception_only(type(exc), exc)
-    return [scrub(line) for line in lines]
+    text = JAX_FILTER_NOTE.sub("", scrub("".join(lines)))
+    return text.splitlines(keepends=True)
 
 
 def scrub(text: str) -> str:

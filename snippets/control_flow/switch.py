@@ -1,0 +1,20 @@
+"""lax.switch picks one of several functions by a traced integer index."""
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+activations = [jax.nn.relu, jnp.tanh, lambda x: x]  # 0: relu, 1: tanh, 2: identity
+
+
+@jax.jit
+def activate(index, x):
+    """index: int scalar, x: (n,) -> (n,)."""
+    return lax.switch(index, activations, x)
+
+
+x = jnp.array([-1.0, 0.5, 2.0])
+for i in range(3):
+    print(f"index {i}:", activate(i, x))
+# An out-of-range index is clamped to the valid range, not an error.
+print("index -5:", activate(-5, x))
+print("index  9:", activate(9, x))

@@ -1,0 +1,27 @@
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+# A toy "model": the next-token logits depend only on the current token.
+table = jnp.array([[0.0, 2.0, 0.0, 0.0],   # after token 0, token 1 is most likely
+                   [0.0, 0.0, 0.0, 3.0],   # after 1 comes 3
+                   [1.0, 0.0, 0.0, 0.0],   # after 2 comes 0
+                   [0.0, 0.0, 5.0, 0.0]])  # after 3 comes 2
+step_traces = 0
+
+
+def decode(first_token, steps):
+    """Greedy decoding for a fixed number of steps. first_token: int -> (steps,) tokens."""
+
+    def step(token, _):
+        global step_traces
+        step_traces += 1  # counts how often Python runs the body: only while tracing
+        next_token = jnp.argmax(table[token])
+        return next_token, next_token  # (new carry, output for this step)
+
+    _, tokens = lax.scan(step, first_token, None, length=steps)
+    return tokens
+
+
+print("generated:", jax.jit(decode, static_argnums=1)(jnp.array(0), 7))
+print("steps: 7, times the step body was traced:", step_traces)

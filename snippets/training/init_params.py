@@ -1,0 +1,14 @@
+"""Data and parameters, each from its own key."""
+import jax
+import jax.numpy as jnp
+
+from snippets.training._model import init_params, loss_fn, make_data
+
+key_data, key_params = jax.random.split(jax.random.key(0))
+x, y = make_data(key_data)
+params = init_params(key_params)
+
+print("x:", x.shape, "y:", y.shape)
+print("param shapes:", jax.tree.map(jnp.shape, params))
+print("initial loss:", loss_fn(params, x, y))
+print("same key, same params:", jax.tree.all(jax.tree.map(jnp.array_equal, params, init_params(key_params))))
