@@ -1,0 +1,26 @@
+import logging
+import sys
+
+import jax
+import jax.numpy as jnp
+
+
+def normalize(x):
+    """Scale x to unit norm. x: (n,) -> (n,)."""
+    return x / jnp.linalg.norm(x)
+
+
+normalize_jit = jax.jit(normalize)
+a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)  # created before logging starts
+
+# JAX logs compiles to stderr; show them here, keeping only the "Compiling" lines.
+handler = logging.StreamHandler(sys.stdout)
+handler.addFilter(lambda record: record.getMessage().startswith("Compiling"))
+logging.getLogger("jax").addHandler(handler)
+
+with jax.log_compiles():
+    for name, x in [("a", a), ("b", b), ("c", c)]:
+        print(f"call with {name}: shape {x.shape}")
+        normalize_jit(x)
+
+logging.getLogger("jax").removeHandler(handler)

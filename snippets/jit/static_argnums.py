@@ -1,0 +1,15 @@
+import jax
+import jax.numpy as jnp
+
+
+def mlp_activation(x, activation):
+    """Apply a named activation. x: (n,), activation: str -> (n,)."""
+    if activation == "relu":  # fine: activation is a Python str, not a tracer
+        return jnp.maximum(x, 0.0)
+    return jnp.tanh(x)
+
+
+act = jax.jit(mlp_activation, static_argnums=1)
+x = jnp.array([-1.0, 0.5, 2.0])
+print("relu:", act(x, "relu"))
+print("tanh:", act(x, "tanh"))

@@ -1,0 +1,14 @@
+import jax
+
+key = jax.random.key(42)
+a = jax.random.uniform(key, (4,))
+b = jax.random.uniform(key, (4,))
+c = jax.random.uniform(jax.random.key(42), (4,))  # a fresh key from the same seed
+print("a:", a)
+print("b:", b)
+print("c:", c)
+
+# the numbers do not depend on the device that draws them
+last = jax.devices()[-1]
+d = jax.random.uniform(jax.device_put(key, last), (4,))
+print("on", d.device, ":", d, " equal to a:", bool((a == d).all()))

@@ -1,0 +1,23 @@
+import jax
+import jax.numpy as jnp
+
+
+def attention(q, k, v):
+    """Scaled dot-product attention for ONE head of ONE sequence.
+    q: (t, h), k: (s, h), v: (s, h) -> (t, h)."""
+    scores = q @ k.T / jnp.sqrt(q.shape[-1])  # (t, s)
+    return jax.nn.softmax(scores, axis=-1) @ v
+
+
+batch, seq, heads, head_dim = 2, 5, 4, 8
+kq, kk, kv = jax.random.split(jax.random.key(0), 3)
+q = jax.random.normal(kq, (batch, seq, heads, head_dim))  # layout (B, T, N, H)
+k = jax.random.normal(kk, (batch, seq, heads, head_dim))
+v = jax.random.normal(kv, (batch, seq, heads, head_dim))
+
+over_heads = jax.vmap(attention, in_axes=1, out_axes=1)  # (T, N, H) -> (T, N, H)
+over_batch = jax.vmap(over_heads, in_axes=0, out_axes=0)  # (B, T, N, H) -> (B, T, N, H)
+out = over_batch(q, k, v)
+print("output shape:", out.shape)
+print("matches jax.nn.dot_product_attention:",
+      jnp.allclose(out, jax.nn.dot_product_attention(q, k, v), atol=1e-5))
