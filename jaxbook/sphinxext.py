@@ -28,9 +28,16 @@ from jaxbook.snippet import SnippetError, display_path, parse_declaration
 logger = logging.getLogger(__name__)
 
 CELL_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
+ANY_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 YAML_LOAD = re.compile(r"^load:\s*(?P<value>.*)$")
 TOP_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.S)
+
+
+def _closes(line: str, fence: str) -> bool:
+    """True if ``line`` closes a block opened with ``fence`` (same character, at least as long)."""
+    text = line.strip()
+    return text.startswith(fence) and not text.strip(fence[0])
 
 
 class Cell:
@@ -48,14 +55,20 @@ def find_cells(lines: list[str]) -> list[Cell]:
     while i < len(lines):
         opened = CELL_OPEN.match(lines[i].strip())
         if not opened:
+            other = ANY_FENCE.match(lines[i].strip())
             i += 1
+            if other:  # skip another fence's body: an example of a cell is not a cell
+                fence = other.group("fence")
+                while i < len(lines) and not _closes(lines[i], fence):
+                    i += 1
+                i += 1
             continue
         fence = opened.group("fence")
         start, j = i, i + 1
         load, load_line, body, in_yaml, options_done = None, 0, [], False, False
         while j < len(lines):
             text = lines[j].strip()
-            if text.startswith(fence[0] * len(fence)) and not text.strip(fence[0]):
+            if _closes(lines[j], fence):
                 break
             if not options_done and text == "---" and not in_yaml:
                 in_yaml = True
