@@ -31,5 +31,5 @@ print("inline")
 def test_cells_options_and_inline_code():
     cells = find_cells(PAGE.split("\n"))
     assert [c.load for c in cells] == ["../snippets/a/one.py", "../snippets/a/two.py", None]
-    assert [c.load_line for c in cells[:2]] == [12, 18]
+    assert [c.load_line for c in cells[:2]] == [11, 17]
     assert cells[2].body == ['print("inline")'] and not cells[0].body and not cells[1].body
