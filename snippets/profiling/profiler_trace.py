@@ -1,0 +1,32 @@
+import gzip
+import json
+import socket
+import tempfile
+from pathlib import Path
+
+import jax
+
+from snippets.profiling._mlp import init_mlp, mlp
+
+params = init_mlp(jax.random.key(0), [256] * 5)
+x = jax.random.normal(jax.random.key(1), (128, 256))
+forward = jax.jit(mlp)
+forward(params, x).block_until_ready()  # compile before tracing
+
+with tempfile.TemporaryDirectory() as log_dir:
+    with jax.profiler.trace(log_dir, create_perfetto_trace=True):
+        for _ in range(3):
+            with jax.profiler.TraceAnnotation("forward_step"):  # a named span in the timeline
+                forward(params, x).block_until_ready()
+
+    host = socket.gethostname()
+    for path in sorted(p for p in Path(log_dir).rglob("*") if p.is_file()):
+        rel = path.relative_to(log_dir)  # plugins/profile/<time stamp>/<file>
+        shown = Path(*rel.parts[:2], "<run>", rel.name.replace(host, "<host>"))
+        print(f"{str(shown):45s} {path.stat().st_size / 1024:4.0f} KB")
+
+    trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
+    events = json.loads(gzip.decompress(trace_file.read_bytes()))["traceEvents"]
+    names = [event.get("name", "") for event in events]
+    print("events named forward_step:", names.count("forward_step"))
+    print("jitted calls seen:", sorted({n for n in names if n.startswith("PjitFunction")}))
