@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from jaxbook import ROOT
-from jaxbook.build import strict_command
 
 pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
 
@@ -18,13 +16,6 @@ MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in sorted({
     str(ROOT), str(Path.home()), "/root/", "/tmp/", "/home/", "site-packages", "/usr/lib/python",
 })))
 TEXT_SUFFIXES = {".html", ".js", ".ipynb", ".txt", ".md", ".css", ".json", ".py"}
-
-
-@pytest.fixture(scope="module")
-def site():
-    """Build the site strictly (incrementally: unchanged pages are not executed again)."""
-    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    return result
 
 
 def pages():
@@ -39,12 +30,12 @@ def test_strict_build_succeeds(site):
     assert "build succeeded" in site.stdout
 
 
-def test_every_source_page_is_published(site):
+def test_every_source_page_is_published(built_site):
     missing = [str(p.relative_to(HTML)) for p in pages() if not p.is_file()]
     assert not missing
 
 
-def test_no_build_machine_path_is_published(site):
+def test_no_build_machine_path_is_published(built_site):
     leaks = []
     for path in HTML.rglob("*"):
         if path.is_file() and path.suffix in TEXT_SUFFIXES:
@@ -85,7 +76,7 @@ def test_is_external_detects_third_party_urls():
     assert not is_external("_static/x.js") and not is_external("../_static/x.css")
 
 
-def test_no_page_requests_third_party_assets(site):
+def test_no_page_requests_third_party_assets(built_site):
     external = []
     for path in HTML.rglob("*.html"):
         collector = AssetCollector()
@@ -98,7 +89,7 @@ def test_no_page_requests_third_party_assets(site):
     assert not external, "\n".join(external[:50])
 
 
-def test_every_page_carries_the_environment_stamp(site):
+def test_every_page_carries_the_environment_stamp(built_site):
     import jax
 
     expected = f"by JAX {jax.__version__} on the cpu backend with 8 devices"
@@ -106,7 +97,7 @@ def test_every_page_carries_the_environment_stamp(site):
     assert not unstamped
 
 
-def test_every_cell_names_an_existing_snippet(site):
+def test_every_cell_names_an_existing_snippet(built_site):
     captions = 0
     for page in pages():
         for name in re.findall(r'class="jaxbook-snippet-file">([^<]+)<', page.read_text(encoding="utf-8")):
@@ -115,7 +106,7 @@ def test_every_cell_names_an_existing_snippet(site):
     assert captions >= 10
 
 
-def test_declared_error_shows_its_trimmed_traceback(site):
+def test_declared_error_shows_its_trimmed_traceback(built_site):
     page = (HTML / "guide" / "arrays.html").read_text(encoding="utf-8")
     block = re.search(r'<div class="output traceback.*?</pre>', page, re.S)
     assert block, "no traceback block on the arrays page"

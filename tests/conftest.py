@@ -1,0 +1,35 @@
+"""Shared fixtures: the real site, built once per test session (strict, incremental)."""
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+from jaxbook.build import strict_command
+
+HTML = ROOT / "_build" / "html"
+
+
+@dataclass
+class SiteBuild:
+    returncode: int
+    stdout: str
+    stderr: str
+    html: Path
+
+
+@pytest.fixture(scope="session")
+def site() -> SiteBuild:
+    """The strict build of the whole book (tests using it share the xdist group "site")."""
+    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    return SiteBuild(result.returncode, result.stdout, result.stderr, HTML)
+
+
+@pytest.fixture(scope="session")
+def built_site(site) -> Path:
+    """The built HTML folder; fails (never skips) when the build failed."""
+    assert site.returncode == 0, site.stdout[-3000:] + site.stderr[-20000:]
+    return site.html
