@@ -1,6 +1,8 @@
 """Sphinx configuration of the executable JAX book. Build logic lives in jaxbook/sphinxext.py."""
+import os
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).parent.resolve()))  # the jaxbook package
 
@@ -8,8 +10,11 @@ project = "Learn JAX by Running It"
 author = "The JAX book contributors"
 copyright = "2026, the JAX book contributors"
 
-extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "jaxbook.sphinxext", "jaxbook.localmath"]
-include_patterns = ["index.md", "guide/**.md", "docs/**.md", "practice/**.md"]
+extensions = [
+    "myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension",
+    "jaxbook.sphinxext", "jaxbook.localmath", "jaxbook.downloads", "jaxbook.seo",
+]
+include_patterns = ["index.md", "404.md", "guide/**.md", "docs/**.md", "practice/**.md"]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
 
 # Execute every page that Sphinx (re)reads; Sphinx's own dependency tracking decides which.
@@ -32,4 +37,7 @@ html_theme_options = {
     "use_source_button": False,
 }
 html_last_updated_fmt = None
+# Canonical links, og:url and sitemap.xml when the hosting service tells us the site's address.
+html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+notfound_urls_prefix = urlparse(html_baseurl).path or "/"
 copybutton_exclude = ".linenos, .gp, .go"

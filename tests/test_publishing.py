@@ -1,0 +1,57 @@
+"""What the published site offers besides the pages: notebook downloads, metadata, sitemap, 404."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.helpers import Book
+
+pytestmark = [pytest.mark.build]
+
+
+@pytest.fixture(scope="module")
+def hosted(tmp_path_factory):
+    """A throwaway book built as the hosting service builds it (it provides the base URL)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("READTHEDOCS_CANONICAL_URL", "https://books.example.org/jax/en/latest/")
+    book = Book(tmp_path_factory.mktemp("hosted"))
+    book.snippet("demo/hello.py", "import jax.numpy as jnp\n\nprint('sum:', jnp.arange(4).sum())\n")
+    book.page("demo", "demo/hello.py",
+              body="A page whose first paragraph is long enough to become the description of the page.")
+    (book.root / "404.md").write_text("---\norphan: true\n---\n# Page not found\n\nTry the [start](index.md).\n")
+    build = book.build()
+    mp.undo()
+    assert build.returncode == 0, build.output
+    return build
+
+
+def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
+    page = hosted.page("demo")
+    assert 'href="../_sources/guide/demo.ipynb"' in page and 'href="../_sources/guide/demo.md"' in page
+    notebook = json.loads((hosted.html / "_sources" / "guide" / "demo.ipynb").read_text())
+    outputs = [o for cell in notebook["cells"] if cell["cell_type"] == "code" for o in cell["outputs"]]
+    assert any("sum: 6" in "".join(o.get("text", "")) for o in outputs), "the notebook carries real outputs"
+
+
+def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
+    page = hosted.page("demo")
+    url = "https://books.example.org/jax/en/latest/guide/demo.html"
+    assert f'<link rel="canonical" href="{url}" />' in page
+    assert f'<meta property="og:url" content="{url}" />' in page
+    assert re.search(r'<meta name="description" content="A page whose first paragraph[^"]*" />', page)
+    sitemap = (hosted.html / "sitemap.xml").read_text()
+    assert f"<loc>{url}</loc>" in sitemap and "404" not in sitemap
+
+
+def test_404_page_loads_its_assets_from_the_site_root(hosted):
+    page = (hosted.html / "404.html").read_text()
+    assert "Page not found" in page
+    assert 'href="/jax/en/latest/_static/' in page  # works at any depth of a missing URL
+
+
+@pytest.mark.xdist_group("site")
+def test_local_build_has_no_sitemap(built_site):
+    assert not (built_site / "sitemap.xml").exists()
+    assert (built_site / "404.html").is_file()
