@@ -8,7 +8,10 @@ VENV := .venv/.installed
 html: $(VENV)
 	$(PY) -m jaxbook.build
 
+# Browser tests need Debian's chromium: installed here when missing (needs root; otherwise the
+# browser tests say what to install, and fail under CI).
 test: $(VENV)
+	-@bash tools/install_browser.sh
 	$(PY) -m pytest
 
 serve: $(VENV)
