@@ -26,7 +26,7 @@ def page_command(pages: list[str]) -> list[str]:
     """Build only ``pages`` into _build/page: links to other pages are not checked."""
     return [sys.executable, "-m", "sphinx", "--keep-going", "-b", "html",
             "-d", str(BUILD / "page-doctrees"),
-            "-D", "include_patterns=" + ",".join(["index.md", *pages]),
+            "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
             "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded",
             str(ROOT), str(BUILD / "page")]
 

@@ -1,0 +1,109 @@
+"""Tests for KV Cache Update."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def normal(seed, *shapes):
+    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
+    rng = np.random.default_rng(seed)
+    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+B, L, K, H = 3, 8, 2, 4
+
+
+def random_tokens(seed, s):
+    return normal(seed, (B, s, K, H), (B, s, K, H))
+
+
+def np_update(cache, k_new, v_new, pos):
+    k, v = np.array(cache["k"]), np.array(cache["v"])
+    for b in range(k.shape[0]):
+        for s in range(k_new.shape[1]):
+            k[b, pos[b] + s] = k_new[b, s]
+            v[b, pos[b] + s] = v_new[b, s]
+    return k, v
+
+
+def filled_cache(seed=99):
+    k, v = random_tokens(seed, L)
+    return {"k": k, "v": v}
+
+
+def test_init(impl):
+    cache = impl.init_kv_cache(B, L, K, H)
+    assert set(cache) == {"k", "v"}
+    for buf in cache.values():
+        assert buf.shape == (B, L, K, H) and buf.dtype == jnp.float32
+        np.testing.assert_array_equal(buf, np.zeros((B, L, K, H)))
+    assert impl.init_kv_cache(1, 2, 1, 2, dtype=jnp.bfloat16)["k"].dtype == jnp.bfloat16
+
+
+def test_single_token_hand_values(impl):
+    cache = impl.init_kv_cache(2, 3, 1, 2)
+    k_new = jnp.array([[[[1.0, 2.0]]], [[[3.0, 4.0]]]])  # (B=2, S=1, K=1, H=2)
+    out = impl.update_kv_cache(cache, k_new, -k_new, jnp.array([2, 0], jnp.int32))
+    expected_k = np.zeros((2, 3, 1, 2))
+    expected_k[0, 2, 0] = [1.0, 2.0]
+    expected_k[1, 0, 0] = [3.0, 4.0]
+    np.testing.assert_array_equal(out["k"], expected_k)
+    np.testing.assert_array_equal(out["v"], -expected_k)
+
+
+def test_several_tokens_at_per_sequence_positions(impl):
+    cache = filled_cache()
+    k_new, v_new = random_tokens(1, 3)
+    pos = np.array([0, 5, 2], np.int32)
+    out = impl.update_kv_cache(cache, k_new, v_new, jnp.asarray(pos))
+    ek, ev = np_update(cache, np.asarray(k_new), np.asarray(v_new), pos)
+    np.testing.assert_array_equal(out["k"], ek)
+    np.testing.assert_array_equal(out["v"], ev)
+
+
+def test_input_cache_unchanged(impl):
+    cache = filled_cache()
+    before = {name: np.array(buf) for name, buf in cache.items()}
+    k_new, v_new = random_tokens(2, 2)
+    out = impl.update_kv_cache(cache, k_new, v_new, jnp.array([1, 1, 1], jnp.int32))
+    for name in ("k", "v"):
+        np.testing.assert_array_equal(cache[name], before[name])
+        assert not np.array_equal(out[name], before[name])
+
+
+def test_under_jit_traced_position_compiles_once(impl):
+    traces = []
+
+    def update(cache, k_new, v_new, pos):
+        traces.append(1)  # runs once per trace, not per call
+        return impl.update_kv_cache(cache, k_new, v_new, pos)
+
+    step = jax.jit(update)
+    cache = filled_cache()
+    for i, pos in enumerate([[0, 1, 2], [7, 6, 5], [3, 3, 3]]):
+        k_new, v_new = random_tokens(10 + i, 1)
+        out = step(cache, k_new, v_new, jnp.array(pos, jnp.int32))
+        ek, ev = np_update(cache, np.asarray(k_new), np.asarray(v_new), pos)
+        np.testing.assert_array_equal(out["k"], ek)
+        np.testing.assert_array_equal(out["v"], ev)
+    assert len(traces) == 1
+
+
+def test_decoding_token_by_token_rebuilds_the_sequence(impl):
+    k_all, v_all = random_tokens(3, L)
+    cache = impl.init_kv_cache(B, L, K, H)
+    step = jax.jit(impl.update_kv_cache)
+    for t in range(L):
+        pos = jnp.full((B,), t, jnp.int32)
+        cache = step(cache, k_all[:, t:t + 1], v_all[:, t:t + 1], pos)
+    np.testing.assert_array_equal(cache["k"], k_all)
+    np.testing.assert_array_equal(cache["v"], v_all)
+
+
+def test_casts_to_cache_dtype(impl):
+    cache = impl.init_kv_cache(B, L, K, H, dtype=jnp.bfloat16)
+    k_new, v_new = random_tokens(4, 2)  # float32
+    out = impl.update_kv_cache(cache, k_new, v_new, jnp.array([0, 2, 4], jnp.int32))
+    assert out["k"].dtype == jnp.bfloat16 and out["v"].dtype == jnp.bfloat16
+    np.testing.assert_array_equal(out["k"][1, 2:4], k_new[1].astype(jnp.bfloat16))

@@ -1,0 +1,80 @@
+"""Tests for Straight-Through Estimator with Custom VJP."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def test_round_forward_values(impl):
+    x = jnp.array([-2.5, -1.5, -0.6, -0.4, 0.0, 0.5, 1.5, 2.5, 3.7])
+    out = impl.round_ste(x)
+    np.testing.assert_array_equal(out, [-2.0, -2.0, -1.0, 0.0, 0.0, 0.0, 2.0, 2.0, 4.0])
+    assert out.dtype == jnp.float32 and out.shape == x.shape
+
+
+def test_round_gradient_is_identity(impl):
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.normal(scale=3.0, size=(4, 5)).astype(np.float32))
+    w = jnp.asarray(rng.normal(size=(4, 5)).astype(np.float32))
+    grad = jax.grad(lambda x: jnp.sum(impl.round_ste(x) * w))(x)
+    np.testing.assert_allclose(grad, w, rtol=1e-6)
+
+
+def test_round_chain_rule_uses_forward_value(impl):
+    # d/dx round_ste(x)^2 = 2 * round(x) * 1
+    x = jnp.array([0.4, 1.6, -2.7])
+    grad = jax.grad(lambda x: jnp.sum(impl.round_ste(x) ** 2))(x)
+    np.testing.assert_allclose(grad, [0.0, 4.0, -6.0], rtol=1e-6)
+
+
+def test_round_and_sign_are_custom_vjp_functions(impl):
+    x = jnp.ones(3)
+    assert "custom_vjp_call" in str(jax.make_jaxpr(impl.round_ste)(x))
+    assert "custom_vjp_call" in str(jax.make_jaxpr(impl.sign_ste)(x))
+
+
+def test_sign_forward_values(impl):
+    x = jnp.array([-3.0, -0.1, 0.0, 0.1, 2.0])
+    out = impl.sign_ste(x)
+    np.testing.assert_array_equal(out, [-1.0, -1.0, 1.0, 1.0, 1.0])
+    assert out.dtype == jnp.float32
+
+
+def test_sign_gradient_is_clipped_identity(impl):
+    x = jnp.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
+    w = jnp.arange(1.0, 8.0)
+    grad = jax.grad(lambda x: jnp.sum(impl.sign_ste(x) * w))(x)
+    np.testing.assert_allclose(grad, [0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0])
+
+
+def test_fake_quantize_values(impl):
+    x = jnp.array([-1.0, -0.6, -0.1, 0.0, 0.2, 0.5, 0.9, 1.5])
+    # n_bits = 3: s = 3, x * s = [-3, -1.8, -0.3, 0, 0.6, 1.5, 2.7, 4.5]
+    # clip to [-3, 3] -> round (half to even) = [-3, -2, 0, 0, 1, 2, 3, 3] -> divide by 3
+    out = impl.fake_quantize(x, 3)
+    np.testing.assert_allclose(out, np.array([-3, -2, 0, 0, 1, 2, 3, 3]) / 3.0, rtol=1e-6)
+    assert out.dtype == jnp.float32
+
+
+def test_fake_quantize_grid_and_gradient(impl):
+    rng = np.random.default_rng(1)
+    x = jnp.asarray(rng.uniform(-1.5, 1.5, size=200).astype(np.float32))
+    for n_bits in [2, 4, 8]:
+        s = 2 ** (n_bits - 1) - 1
+        out = np.asarray(impl.fake_quantize(x, n_bits))
+        np.testing.assert_allclose(out * s, np.round(out * s), atol=1e-4)   # on the grid k / s
+        assert np.all(np.abs(out) <= 1.0 + 1e-6)
+        assert np.all(np.abs(out - np.clip(np.asarray(x), -1, 1)) <= 0.5 / s + 1e-6)
+        grad = jax.jit(jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits))))(x)
+        np.testing.assert_array_equal(grad, (np.abs(np.asarray(x)) < 1.0).astype(np.float32))
+
+
+def test_learns_through_quantization(impl):
+    # Fit w so that fake_quantize(w, 4) matches a target on the grid: impossible with
+    # jnp.round (zero gradient), easy with the straight-through estimator.
+    target = jnp.array([3.0, -5.0, 7.0]) / 7.0
+    loss = lambda w: jnp.sum((impl.fake_quantize(w, 4) - target) ** 2)
+    w = jnp.zeros(3)
+    step = jax.jit(lambda w: w - 0.1 * jax.grad(loss)(w))
+    for _ in range(40):
+        w = step(w)
+    np.testing.assert_allclose(impl.fake_quantize(w, 4), target, atol=1e-6)

@@ -1,0 +1,100 @@
+"""Tests for Value and Grad of a Loss."""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def data(seed, n=32, d=3):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5][:d]) + 0.3 > 0).astype(np.float32)
+    params = {"w": rng.normal(size=d).astype(np.float32), "b": np.float32(rng.normal())}
+    return jax.tree.map(jnp.asarray, params), jnp.asarray(x), jnp.asarray(y)
+
+
+def np_loss_and_grad(params, x, y):
+    """float64 NumPy reference: loss, dL/dw = X^T (sigmoid(z) - y) / n, dL/db = mean(sigmoid(z) - y)."""
+    w, b = np.asarray(params["w"], np.float64), float(params["b"])
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    z = x @ w + b
+    loss = np.mean(np.logaddexp(0.0, z) - y * z)
+    r = 1.0 / (1.0 + np.exp(-z)) - y
+    return loss, x.T @ r / len(y), r.mean()
+
+
+def test_loss_at_zero_params_is_log2(impl):
+    _, x, y = data(0)
+    zero = {"w": jnp.zeros(3), "b": jnp.float32(0.0)}
+    out = impl.logistic_loss(zero, x, y)
+    assert out.shape == () and out.dtype == jnp.float32
+    np.testing.assert_allclose(out, math.log(2.0), rtol=1e-6)
+
+
+def test_loss_matches_numpy(impl):
+    params, x, y = data(1)
+    np.testing.assert_allclose(impl.logistic_loss(params, x, y), np_loss_and_grad(params, x, y)[0],
+                               rtol=1e-5)
+
+
+def test_loss_is_stable_for_large_logits(impl):
+    params = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
+    x = jnp.array([[1000.0], [-1000.0], [10000.0]])
+    # z = 1000 with y = 0 costs 1000; z = -1000 with y = 0 costs ~0; z = 1e4 with y = 1 costs ~0.
+    out = impl.logistic_loss(params, x, jnp.array([0.0, 0.0, 1.0]))
+    assert np.isfinite(out)
+    np.testing.assert_allclose(out, 1000.0 / 3, rtol=1e-5)
+
+
+def test_grads_match_numpy_formula(impl):
+    params, x, y = data(2)
+    (loss, _), grads = impl.loss_and_grad(params, x, y)
+    ref_loss, ref_gw, ref_gb = np_loss_and_grad(params, x, y)
+    np.testing.assert_allclose(loss, ref_loss, rtol=1e-5)
+    np.testing.assert_allclose(grads["w"], ref_gw, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads["b"], ref_gb, rtol=1e-4, atol=1e-6)
+
+
+def test_grads_have_the_structure_of_params(impl):
+    params, x, y = data(3)
+    _, grads = impl.loss_and_grad(params, x, y)
+    assert jax.tree.structure(grads) == jax.tree.structure(params)
+    for g, p in zip(jax.tree.leaves(grads), jax.tree.leaves(params)):
+        assert g.shape == p.shape and g.dtype == jnp.float32
+
+
+def test_accuracy_aux_hand_computed(impl):
+    params = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
+    x = jnp.array([[2.0], [-1.0], [3.0], [-4.0]])   # z = 2, -1, 3, -4 -> predicted 1, 0, 1, 0
+    y = jnp.array([1.0, 1.0, 0.0, 0.0])              # correct: yes, no, no, yes
+    (_, accuracy), _ = impl.loss_and_grad(params, x, y)
+    assert accuracy.dtype == jnp.float32
+    np.testing.assert_allclose(accuracy, 0.5)
+
+
+def test_loss_and_grad_under_jit(impl):
+    params, x, y = data(4)
+    (loss, acc), grads = jax.jit(impl.loss_and_grad)(params, x, y)
+    (loss_e, acc_e), grads_e = impl.loss_and_grad(params, x, y)
+    np.testing.assert_allclose(loss, loss_e, rtol=1e-6)
+    np.testing.assert_allclose(acc, acc_e)
+    np.testing.assert_allclose(grads["w"], grads_e["w"], rtol=1e-5, atol=1e-7)
+
+
+def test_train_matches_numpy_gradient_descent(impl):
+    params, x, y = data(5)
+    final, losses = impl.train(params, x, y, lr=0.5, steps=15)
+    assert losses.shape == (15,)
+    w, b = np.asarray(params["w"], np.float64), float(params["b"])
+    ref_losses = []
+    for _ in range(15):
+        loss, gw, gb = np_loss_and_grad({"w": w, "b": b}, x, y)
+        ref_losses.append(loss)
+        w, b = w - 0.5 * gw, b - 0.5 * gb
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-4)
+    np.testing.assert_allclose(final["w"], w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(final["b"], b, rtol=1e-4, atol=1e-5)
+    assert np.all(np.diff(np.asarray(losses)) < 0), "the loss should decrease at every step"
+    # the input params were not changed
+    np.testing.assert_array_equal(params["w"], data(5)[0]["w"])

@@ -1,0 +1,109 @@
+"""Tests for AdamW from Scratch."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+
+def normal(seed, *shapes):
+    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
+    rng = np.random.default_rng(seed)
+    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def make_params():
+    w, out_w, out_s = normal(0, (4, 3), (3, 2), ())
+    return {"block": {"w": w, "b": jnp.full((3,), 0.1)}, "out": [out_w, out_s]}
+
+
+def grads_at(step, params):
+    leaves, treedef = jax.tree.flatten(params)
+    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
+
+
+def assert_trees_close(a, b, rtol=1e-5, atol=1e-7):
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+
+
+def test_init_state(impl):
+    init, _ = impl.adamw(1e-3)
+    params = make_params()
+    state = init(params)
+    assert set(state) == {"count", "mu", "nu"}
+    assert state["count"].dtype == jnp.int32 and state["count"].shape == () and int(state["count"]) == 0
+    for name in ("mu", "nu"):
+        assert jax.tree.structure(state[name]) == jax.tree.structure(params)
+        for leaf, p in zip(jax.tree.leaves(state[name]), jax.tree.leaves(params)):
+            np.testing.assert_array_equal(leaf, np.zeros(p.shape))
+
+
+def test_first_step_by_hand(impl):
+    # After one step mu_hat = g and nu_hat = g**2, so the Adam part is g / (|g| + eps).
+    lr, wd, eps = 0.01, 0.1, 1e-8
+    init, update = impl.adamw(lr, weight_decay=wd, eps=eps)
+    p = {"w": jnp.array([1.0, -2.0, 3.0])}
+    g = {"w": jnp.array([0.5, 0.001, -4.0])}
+    updates, state = update(g, init(p), p)
+    gn, pn = np.array([0.5, 0.001, -4.0]), np.array([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(updates["w"], -lr * (gn / (np.abs(gn) + eps) + wd * pn), rtol=1e-5)
+    assert int(state["count"]) == 1
+    np.testing.assert_allclose(state["mu"]["w"], 0.1 * gn, rtol=1e-6)
+    np.testing.assert_allclose(state["nu"]["w"], 0.001 * gn ** 2, rtol=1e-5)
+
+
+def test_weight_decay_is_decoupled(impl):
+    # Zero gradients leave the moments at zero: the whole update is the decay of the parameters.
+    init, update = impl.adamw(0.1, weight_decay=0.5)
+    params = make_params()
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    updates, _ = update(zeros, init(params), params)
+    assert_trees_close(updates, jax.tree.map(lambda p: -0.1 * 0.5 * p, params))
+
+
+@pytest.mark.parametrize("hyper", [
+    dict(learning_rate=1e-2, weight_decay=0.1),
+    dict(learning_rate=3e-3, b1=0.8, b2=0.95, eps=1e-6, weight_decay=0.0),
+])
+def test_matches_optax_adamw(impl, hyper):
+    init, update = impl.adamw(**hyper)
+    oracle = optax.adamw(**hyper)
+    params = ref_params = make_params()
+    state, ref_state = init(params), oracle.init(params)
+    for step in range(6):
+        grads = grads_at(step, params)
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
+        assert_trees_close(updates, ref_updates)
+        params = jax.tree.map(jnp.add, params, updates)
+        ref_params = optax.apply_updates(ref_params, ref_updates)
+    assert_trees_close(params, ref_params)
+    assert int(state["count"]) == 6
+
+
+def test_under_jit(impl):
+    init, update = impl.adamw(1e-2, weight_decay=0.05)
+    oracle = optax.adamw(1e-2, weight_decay=0.05)
+    step = jax.jit(update)
+    params = make_params()
+    state, ref_state = init(params), oracle.init(params)
+    for i in range(3):
+        grads = grads_at(i, params)
+        updates, state = step(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, params)
+        assert_trees_close(updates, ref_updates)
+    assert state["count"].dtype == jnp.int32 and int(state["count"]) == 3
+
+
+def test_update_is_pure(impl):
+    init, update = impl.adamw(1e-2)
+    params = make_params()
+    state = init(params)
+    grads = grads_at(0, params)
+    _, state = update(grads, state, params)
+    first = update(grads, state, params)
+    second = update(grads, state, params)
+    assert_trees_close(first, second, rtol=0, atol=0)

@@ -1,0 +1,103 @@
+"""Tests for Global Norm Gradient Clipping."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+
+def normal(seed, *shapes):
+    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
+    rng = np.random.default_rng(seed)
+    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_tree(seed, scale=1.0):
+    w, b, head = normal(seed, (4, 3), (3,), (3, 2))
+    return {"encoder": {"w": scale * w, "b": scale * b},
+            "head": [scale * head, jnp.array(scale * 0.5)]}
+
+
+def np_global_norm(tree):
+    return np.sqrt(sum(np.sum(np.asarray(x, np.float64) ** 2) for x in jax.tree.leaves(tree)))
+
+
+def assert_trees_close(a, b, rtol=1e-6, atol=1e-7):
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+        assert x.dtype == y.dtype and x.shape == y.shape
+        np.testing.assert_allclose(np.asarray(x, np.float32), np.asarray(y, np.float32),
+                                   rtol=rtol, atol=atol)
+
+
+def test_global_norm_values(impl):
+    tree = {"a": jnp.array([3.0]), "b": [jnp.array([[0.0, 4.0]]), jnp.array(12.0)]}
+    np.testing.assert_allclose(impl.global_norm(tree), 13.0, rtol=1e-6)
+    big = random_tree(0, scale=2.0)
+    np.testing.assert_allclose(impl.global_norm(big), np_global_norm(big), rtol=1e-5)
+    np.testing.assert_allclose(impl.global_norm(big), optax.tree.norm(big), rtol=1e-5)
+
+
+def test_clip_hand_values(impl):
+    init, update = impl.clip_by_global_norm(1.0)
+    grads = {"a": jnp.array([3.0]), "b": jnp.array([[0.0, 4.0]])}  # norm 5
+    assert init(grads) == ()
+    clipped, state = update(grads, init(grads))
+    assert state == ()
+    np.testing.assert_allclose(clipped["a"], [0.6], rtol=1e-6)
+    np.testing.assert_allclose(clipped["b"], [[0.0, 0.8]], rtol=1e-6)
+
+
+def test_small_gradients_unchanged(impl):
+    init, update = impl.clip_by_global_norm(100.0)
+    grads = random_tree(1)
+    clipped, _ = update(grads, init(grads))
+    assert_trees_close(clipped, grads, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("max_norm", [0.5, 2.0, 50.0])
+def test_matches_optax(impl, max_norm):
+    init, update = impl.clip_by_global_norm(max_norm)
+    oracle = optax.clip_by_global_norm(max_norm)
+    for seed in range(3):
+        grads = random_tree(10 + seed, scale=3.0)
+        clipped, _ = update(grads, init(grads))
+        expected, _ = oracle.update(grads, oracle.init(grads))
+        assert_trees_close(clipped, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_direction_kept_and_norm_equals_max(impl):
+    init, update = impl.clip_by_global_norm(0.7)
+    grads = random_tree(2, scale=5.0)
+    clipped, _ = update(grads, init(grads))
+    np.testing.assert_allclose(np_global_norm(clipped), 0.7, rtol=1e-5)
+    factor = 0.7 / np_global_norm(grads)
+    assert_trees_close(clipped, jax.tree.map(lambda g: g * factor, grads), rtol=1e-5, atol=1e-6)
+
+
+def test_zero_gradient_gives_zeros_not_nan(impl):
+    init, update = impl.clip_by_global_norm(1.0)
+    grads = jax.tree.map(jnp.zeros_like, random_tree(3))
+    clipped, _ = jax.jit(update)(grads, init(grads))
+    for leaf in jax.tree.leaves(clipped):
+        np.testing.assert_array_equal(leaf, np.zeros(leaf.shape))
+
+
+def test_under_jit_with_traced_norm(impl):
+    init, update = impl.clip_by_global_norm(1.0)
+    oracle = optax.clip_by_global_norm(1.0)
+    step = jax.jit(update)
+    for scale in (0.01, 10.0):  # one below and one above the threshold, same compiled function
+        grads = random_tree(4, scale=scale)
+        clipped, _ = step(grads, init(grads))
+        expected, _ = oracle.update(grads, oracle.init(grads))
+        assert_trees_close(clipped, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_bfloat16_leaves_keep_dtype(impl):
+    init, update = impl.clip_by_global_norm(1.0)
+    grads = {"w": jnp.array([3.0, 4.0], jnp.bfloat16), "b": jnp.array([0.0], jnp.float32)}
+    clipped, _ = update(grads, init(grads))
+    assert clipped["w"].dtype == jnp.bfloat16 and clipped["b"].dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(clipped["w"], np.float32), [0.6, 0.8], rtol=1e-2)

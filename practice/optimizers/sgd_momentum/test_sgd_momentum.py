@@ -1,0 +1,118 @@
+"""Tests for SGD with Momentum over a Pytree."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+
+def normal(seed, *shapes):
+    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
+    rng = np.random.default_rng(seed)
+    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def make_params():
+    w1, w2, scale = normal(0, (3, 2), (2, 1), ())
+    return {
+        "layers": [
+            {"w": w1, "b": jnp.zeros(2)},
+            {"w": w2, "b": jnp.zeros(1)},
+        ],
+        "scale": scale,
+    }
+
+
+def grads_at(step, params):
+    """Different pseudo-gradients at every step, with the structure of params."""
+    leaves, treedef = jax.tree.flatten(params)
+    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
+
+
+def assert_trees_close(a, b, rtol=1e-5, atol=1e-6):
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+
+
+def run_both(impl, lr, momentum, nesterov, steps=5, jit=False):
+    init, update = impl.sgd_momentum(lr, momentum, nesterov=nesterov)
+    if jit:
+        update = jax.jit(update)
+    oracle = optax.sgd(lr, momentum=momentum, nesterov=nesterov)
+    params = ref_params = make_params()
+    state, ref_state = init(params), oracle.init(ref_params)
+    for step in range(steps):
+        grads = grads_at(step, params)
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
+        assert_trees_close(updates, ref_updates)
+        params = jax.tree.map(jnp.add, params, updates)
+        ref_params = optax.apply_updates(ref_params, ref_updates)
+    assert_trees_close(params, ref_params)
+
+
+def test_hand_computed_three_steps(impl):
+    init, update = impl.sgd_momentum(0.1, 0.9)
+    params = {"w": jnp.array([1.0, 2.0])}
+    g = {"w": jnp.array([1.0, -2.0])}
+    state = init(params)
+    # velocities 1, 1.9, 2.71 times g
+    for factor in (1.0, 1.9, 2.71):
+        updates, state = update(g, state, params)
+        np.testing.assert_allclose(updates["w"], -0.1 * factor * np.array([1.0, -2.0]), rtol=1e-6)
+        np.testing.assert_allclose(state["w"], factor * np.array([1.0, -2.0]), rtol=1e-6)
+
+
+def test_init_is_zero_velocity_shaped_like_params(impl):
+    init, _ = impl.sgd_momentum(0.1)
+    params = make_params()
+    state = init(params)
+    assert jax.tree.structure(state) == jax.tree.structure(params)
+    for v, p in zip(jax.tree.leaves(state), jax.tree.leaves(params)):
+        assert v.shape == p.shape and v.dtype == p.dtype
+        np.testing.assert_array_equal(v, np.zeros(p.shape))
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_matches_optax_sgd(impl, nesterov):
+    run_both(impl, lr=0.05, momentum=0.9, nesterov=nesterov)
+
+
+def test_matches_optax_under_jit(impl):
+    run_both(impl, lr=0.1, momentum=0.5, nesterov=False, steps=4, jit=True)
+
+
+def test_zero_momentum_is_plain_sgd(impl):
+    init, update = impl.sgd_momentum(0.3, momentum=0.0)
+    params = make_params()
+    state = init(params)
+    for step in range(2):
+        grads = grads_at(step, params)
+        updates, state = update(grads, state, params)
+        assert_trees_close(updates, jax.tree.map(lambda g: -0.3 * g, grads))
+
+
+def test_update_is_pure(impl):
+    init, update = impl.sgd_momentum(0.1, 0.9)
+    params = make_params()
+    state = init(params)
+    grads = grads_at(0, params)
+    _, state = update(grads, state, params)
+    first = update(grads, state, params)
+    second = update(grads, state, params)  # same inputs, same outputs: no hidden state
+    assert_trees_close(first, second, rtol=0, atol=0)
+
+
+def test_minimises_a_quadratic(impl):
+    init, update = impl.sgd_momentum(0.1, 0.5)
+    target = {"a": jnp.array([1.0, -2.0]), "b": {"c": jnp.array(3.0)}}
+    loss = lambda p: sum(jnp.sum((x - t) ** 2) for x, t in zip(jax.tree.leaves(p), jax.tree.leaves(target)))
+    params = jax.tree.map(jnp.zeros_like, target)
+    state = init(params)
+    step = jax.jit(lambda p, s: update(jax.grad(loss)(p), s, p))
+    for _ in range(100):
+        updates, state = step(params, state)
+        params = jax.tree.map(jnp.add, params, updates)
+    assert float(loss(params)) < 1e-6

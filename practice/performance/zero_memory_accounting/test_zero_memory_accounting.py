@@ -1,0 +1,73 @@
+"""Tests for Account for ZeRO Memory by Stage. Oracle: Figure 1 of Rajbhandari et al. (2020)."""
+import pytest
+
+PSI, N_D = 7.5e9, 64                      # the paper's example: 7.5B parameters, 64-way DP
+FIGURE_1 = {0: 120.0, 1: 31.4, 2: 16.6, 3: 1.9}   # GB per device, as printed in Figure 1
+
+
+def test_figure_1_of_the_paper(impl):
+    for stage, printed in FIGURE_1.items():
+        gb = impl.zero_memory_gb(PSI, N_D, stage)
+        assert isinstance(gb, float)
+        assert abs(gb - printed) <= 0.05 + 1e-9, (stage, gb)   # printed with one decimal
+
+
+def test_exact_values_by_hand(impl):
+    # baseline 16 * 7.5 = 120; stage 1: 4 * 7.5 + 12 * 7.5 / 64; stage 2: 2 * 7.5 + 14 * 7.5 / 64;
+    # stage 3: 16 * 7.5 / 64 (all in GB)
+    expected = {0: 120.0, 1: 31.40625, 2: 16.640625, 3: 1.875}
+    for stage, gb in expected.items():
+        assert impl.zero_memory_gb(PSI, N_D, stage) == pytest.approx(gb, rel=1e-12)
+
+
+def test_breakdown_by_state(impl):
+    b = impl.zero_model_state_bytes(PSI, N_D, 2)
+    assert set(b) == {"params", "grads", "optimizer", "total"}
+    assert b["params"] == pytest.approx(15e9)            # not partitioned in stage 2
+    assert b["grads"] == pytest.approx(15e9 / 64)
+    assert b["optimizer"] == pytest.approx(90e9 / 64)
+    assert b["total"] == pytest.approx(b["params"] + b["grads"] + b["optimizer"])
+    b1 = impl.zero_model_state_bytes(PSI, N_D, 1)
+    assert (b1["params"], b1["grads"]) == pytest.approx((15e9, 15e9))
+    b3 = impl.zero_model_state_bytes(PSI, N_D, 3)
+    assert b3["params"] == pytest.approx(15e9 / 64)
+    assert all(isinstance(v, float) for v in b3.values())
+
+
+def test_one_device_and_monotonicity(impl):
+    for stage in range(4):
+        assert impl.zero_memory_gb(1e9, 1, stage) == pytest.approx(16.0)
+    for n_d in [2, 8, 1024]:
+        values = [impl.zero_memory_gb(1e9, n_d, stage) for stage in range(4)]
+        assert values == sorted(values, reverse=True) and values[0] > values[3]
+        assert values[3] == pytest.approx(16.0 / n_d)
+    # the paper's introduction: a trillion parameters need about 16 TB; over 1024 devices with
+    # stage 3 that is about 16 GB per device
+    assert impl.zero_memory_gb(1e12, 1, 0) == pytest.approx(16_000.0)
+    assert impl.zero_memory_gb(1e12, 1024, 3) == pytest.approx(15.625)
+
+
+def test_other_bytes_per_parameter(impl):
+    # e.g. float32 weights and gradients with an 8-byte optimizer state (K = 8)
+    gb = impl.zero_memory_gb(1e9, 4, 1, param_bytes=4, grad_bytes=4, optimizer_bytes=8)
+    assert gb == pytest.approx(4 + 4 + 8 / 4)
+    gb = impl.zero_memory_gb(2e9, 8, 2, optimizer_bytes=4)
+    assert gb == pytest.approx(2 * 2 + (2 + 4) * 2 / 8)
+
+
+def test_max_params(impl):
+    # 32 GB per device, 64 devices, stage 3: 32e9 * 64 / 16 bytes = 128e9 parameters
+    assert impl.max_params(32, 64, 3) == pytest.approx(128e9)
+    # stage 0 on any number of devices: 32e9 / 16 = 2e9
+    assert impl.max_params(32, 64, 0) == pytest.approx(2e9)
+    for stage in range(4):
+        psi = impl.max_params(40.0, 16, stage, optimizer_bytes=8)
+        assert impl.zero_memory_gb(psi, 16, stage, optimizer_bytes=8) == pytest.approx(40.0)
+
+
+def test_invalid_arguments(impl):
+    for args in [(PSI, N_D, 4), (PSI, N_D, -1), (PSI, 0, 1), (-1.0, N_D, 1)]:
+        with pytest.raises(ValueError):
+            impl.zero_model_state_bytes(*args)
+    with pytest.raises(ValueError):
+        impl.zero_memory_gb(PSI, N_D, 5)

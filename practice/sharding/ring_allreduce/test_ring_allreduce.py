@@ -1,0 +1,81 @@
+"""Tests for Ring All-Reduce with ppermute (8 emulated CPU devices)."""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+FORBIDDEN = ("psum", "all_gather", "all_to_all", "reduce_scatter", "psum_scatter", "pmax", "pmin")
+
+
+def on_ring(fn, n):
+    """fn applied with shard_map on a 1-D mesh of n devices: global (n*d, ...) -> (n*d, ...)."""
+    mesh = jax.make_mesh((n,), ("ring",))
+    mapped = jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=P("ring"), out_specs=P("ring")))
+    return lambda x: mapped(jax.device_put(x, NamedSharding(mesh, P("ring"))))
+
+
+def ring(impl, n):
+    return on_ring(lambda block: impl.ring_allreduce(block, "ring"), n)
+
+
+def psum(n):
+    return on_ring(lambda block: jax.lax.psum(block, "ring"), n)
+
+
+def sent_elements(jaxpr, multiplier=1):
+    """(total elements sent by ppermute, operand shapes, other primitives) of one device."""
+    total, shapes, names = 0, [], []
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        names.append(name)
+        if name == "ppermute":
+            for var in eqn.invars:
+                shapes.append(tuple(var.aval.shape))
+                total += multiplier * math.prod(var.aval.shape)
+        assert name != "while", "use a Python loop or fori_loop with static bounds"
+        inner_mult = multiplier * eqn.params["length"] if name == "scan" else multiplier
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    t, s, nm = sent_elements(inner, inner_mult)
+                    total, shapes, names = total + t, shapes + s, names + nm
+    return total, shapes, names
+
+
+def test_sum_of_integer_blocks(impl):
+    n, d = 8, 16
+    x = np.arange(n * d, dtype=np.int32)
+    out = ring(impl, n)(jnp.asarray(x))
+    expected = np.tile(x.reshape(n, d).sum(axis=0), n)
+    np.testing.assert_array_equal(out, expected)
+    assert out.dtype == jnp.int32 and out.shape == x.shape
+
+
+def test_matches_psum_on_several_ring_sizes(impl):
+    rng = np.random.default_rng(0)
+    for n, block_shape in [(2, (2,)), (4, (12, 3)), (8, (8, 2, 5)), (8, (24,))]:
+        x = jnp.asarray(rng.normal(size=(n * block_shape[0],) + block_shape[1:]), jnp.float32)
+        np.testing.assert_allclose(ring(impl, n)(x), psum(n)(x), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"n={n} block={block_shape}")
+
+
+def test_communication_is_bandwidth_optimal(impl):
+    for n, block_shape in [(8, (16, 3)), (4, (8,))]:
+        x = jnp.zeros((n * block_shape[0],) + block_shape[1:])
+        jaxpr = jax.make_jaxpr(ring(impl, n))(x).jaxpr
+        total, shapes, names = sent_elements(jaxpr)
+        assert not [nm for nm in names if nm.startswith(FORBIDDEN)], names
+        chunk = (block_shape[0] // n,) + block_shape[1:]
+        assert shapes and all(s == chunk for s in shapes), (shapes, chunk)
+        assert total == 2 * (n - 1) * math.prod(chunk), (total, n, chunk)
+
+
+def test_under_an_outer_jit(impl):
+    n = 8
+    x = jnp.arange(n * 8, dtype=jnp.float32)
+    f = jax.jit(ring(impl, n))
+    np.testing.assert_allclose(f(x), psum(n)(x))
+    np.testing.assert_allclose(f(2 * x), psum(n)(2 * x))

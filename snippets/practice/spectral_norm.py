@@ -1,0 +1,16 @@
+import jax
+import jax.numpy as jnp
+
+from practice.jit_scan.spectral_norm.solution import power_iteration, spectral_normalize
+
+w = jax.random.normal(jax.random.key(0), (6, 4))
+print("jnp.linalg.norm(w, ord=2):", jnp.linalg.norm(w, ord=2))
+for n_iters in [0, 1, 3, 10, 50]:
+    sigma, u, v = power_iteration(w, jax.random.key(1), n_iters)
+    print(f"power iteration, {n_iters:2d} steps:", sigma)
+
+sigma, u, v = power_iteration(w, jax.random.key(1), 100)
+print("w @ v == sigma * u:", jnp.allclose(w @ v, sigma * u, atol=1e-5))
+
+w_sn = jax.jit(spectral_normalize)(w, jax.random.key(1))
+print("spectral norm after spectral_normalize:", jnp.linalg.norm(w_sn, ord=2))

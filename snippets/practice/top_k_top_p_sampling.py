@@ -1,0 +1,17 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from practice.decoding.top_k_top_p_sampling.solution import sample, top_k_filter, top_p_filter
+
+logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
+print("top_k_filter(k=2):  ", top_k_filter(logits, 2))
+print("top_p_filter(p=0.6):", top_p_filter(logits, 0.6))
+print("top_p_filter(p=0.75):", top_p_filter(logits, 0.75))
+
+# 10,000 draws, one per row, with a single key
+batch = jnp.tile(logits, (10_000, 1))
+for kwargs in [{}, {"top_k": 2}, {"top_p": 0.75}, {"temperature": 0.5}]:
+    tokens = sample(jax.random.key(0), batch, **kwargs)
+    freq = np.bincount(np.asarray(tokens), minlength=4) / tokens.size
+    print(f"{str(kwargs):20s} token frequencies: {np.round(freq, 3)}")
