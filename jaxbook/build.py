@@ -6,6 +6,7 @@ any Sphinx warning fails it (``-W --keep-going``, so all problems are reported a
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,12 +24,14 @@ def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) 
 
 
 def page_command(pages: list[str]) -> list[str]:
-    """Build only ``pages`` into _build/page: links to other pages are not checked."""
+    """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
+    checked."""
+    out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
     return [sys.executable, "-m", "sphinx", "--keep-going", "-b", "html",
-            "-d", str(BUILD / "page-doctrees"),
+            "-d", str(out / ".doctrees"),
             "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
             "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded",
-            str(ROOT), str(BUILD / "page")]
+            str(ROOT), str(out)]
 
 
 def main(argv: list[str]) -> int:
