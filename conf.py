@@ -30,6 +30,9 @@ myst_heading_anchors = 3
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
+# pydata-sphinx-theme 0.20 logs a console error on a first visit unless a default mode is set.
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "show_navbar_depth": 1,
     "show_toc_level": 2,

@@ -187,7 +187,15 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     text = (f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
             f"on the {stamp['backend']} backend with {stamp['devices']} devices "
             f"(Python {stamp['python']}).")
-    context["body"] = f'<p class="jaxbook-stamp">{escape(text)}</p>\n' + context["body"]
+    stamp_html = f'<p class="jaxbook-stamp">{escape(text)}</p>\n'
+    body = context["body"]
+    end = body.find("</h1>")
+    # Right under the page title when there is one, else at the top.
+    if end == -1:
+        context["body"] = stamp_html + body
+    else:
+        end += len("</h1>")
+        context["body"] = body[:end] + "\n" + stamp_html + body[end:]
 
 
 def on_config_inited(app, config) -> None:

@@ -2,8 +2,10 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+from snippets.sharding._colors import DARK
+
 mesh = jax.make_mesh((4, 2), ("data", "model"))
 x = jax.device_put(jnp.zeros((8, 4)), NamedSharding(mesh, P("data", "model")))
 
 print('P("data", "model"): one (2, 2) tile per device')
-jax.debug.visualize_array_sharding(x)
+jax.debug.visualize_array_sharding(x, color_map=DARK)

@@ -1,0 +1,112 @@
+"""Fixtures of the browser tests: the built site served on 127.0.0.1, and a headless Chromium.
+
+The tests drive the system Chromium (/usr/bin/chromium, installed by `tools/install_browser.sh`)
+through Playwright; Playwright's own browser downloads are not used. Without Chromium the
+browser tests are skipped, or fail when the environment variable CI is set.
+JAXBOOK_CHROMIUM=/path/to/chromium uses another Chromium binary.
+
+JAXBOOK_SITE_PREBUILT=1 makes `site_root` return the existing `_build/html` as it is, without the
+strict build of the `built_site` fixture: for developing these tests against a site that is
+already built (the results then say nothing about the current sources).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML, is_local
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives a headless Chromium against the built site")
+
+
+@pytest.fixture(scope="session")
+def site_root(request) -> Path:
+    """The built HTML folder: the strict build (`built_site`), or with JAXBOOK_SITE_PREBUILT=1
+    the existing `_build/html` without building."""
+    if os.environ.get("JAXBOOK_SITE_PREBUILT") == "1":
+        assert (HTML / "index.html").is_file(), f"JAXBOOK_SITE_PREBUILT=1 but {HTML} holds no built site"
+        return HTML
+    return request.getfixturevalue("built_site")
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves files without logging every request to stderr."""
+
+    def log_message(self, format, *args):
+        pass
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # the browser closing a connection early is not an error of the site
+
+
+@pytest.fixture(scope="session")
+def site_url(site_root) -> str:
+    """Base URL (ending in /) of the built site, served from a thread on a free local port."""
+    handler = functools.partial(QuietHandler, directory=str(site_root))
+    server = QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """The system Chromium; skips (fails under CI) when it is not installed."""
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
+        message = (f"{CHROMIUM} is missing: the browser tests need Debian's chromium; "
+                   "install it with `bash tools/install_browser.sh` (as root), "
+                   "or set JAXBOOK_CHROMIUM to a Chromium binary")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    """One headless Chromium for the whole session."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def offline(context):
+    """Abort every request that would leave the machine, so that no test waits for the network
+    (tests that check for such requests record them with their own listeners)."""
+    context.route(lambda url: not is_local(url), lambda route: route.abort("blockedbyclient"))
+    return context
+
+
+@pytest.fixture
+def context(browser, site_url):
+    """A fresh browser context (own storage, 1280x900), offline except for our server."""
+    ctx = offline(browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900}))
+    ctx.set_default_timeout(15_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    return context.new_page()

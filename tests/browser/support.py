@@ -1,0 +1,91 @@
+"""Helpers shared by the browser tests: which pages the book publishes, and in which order."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from jaxbook import ROOT
+
+#: Where the strict build writes the site (the `built_site` fixture returns this folder).
+HTML = ROOT / "_build" / "html"
+#: Screenshots for humans to look at (not compared with anything).
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+
+#: The ten steps, in learning order.
+STEPS = ["arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
+         "sharding", "profiling"]
+#: How the reading order starts (the toctrees at the end of index.md).
+READING_ORDER_START = (["index", "docs/prerequisites"] + [f"guide/{s}" for s in STEPS]
+                       + ["docs/mistakes", "docs/comparison", "docs/faq", "docs/next_steps",
+                          "practice/index"])
+
+#: The system Chromium (tools/install_browser.sh); JAXBOOK_CHROMIUM=/path overrides it.
+CHROMIUM = Path(os.environ.get("JAXBOOK_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def source_docnames() -> list[str]:
+    """Docnames of the book's sources (the same globs as tests/test_site.py), sorted."""
+    sources = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+               for p in ROOT.glob(pattern)]
+    return sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in sources)
+
+
+def published_pages() -> list[str]:
+    """Every page a reader can open: one per source, plus Sphinx's search and index pages."""
+    return [f"{d}.html" for d in source_docnames()] + ["search.html", "genindex.html"]
+
+
+TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
+                     re.M | re.S)
+
+
+def toctree_entries(docname: str) -> list[str]:
+    """The docnames listed by the toctrees of one source page, in order (external links and
+    `self` are skipped; `Title <doc>` entries give `doc`)."""
+    source = ROOT / f"{docname}.md"
+    entries = []
+    for block in TOCTREE.finditer(source.read_text(encoding="utf-8")):
+        for line in block.group("body").splitlines():
+            line = line.strip()
+            if not line or line.startswith(":"):
+                continue
+            titled = re.fullmatch(r".*<(.+)>", line)
+            target = titled.group(1).strip() if titled else line
+            if target == "self" or re.match(r"^[a-z]+://", target):
+                continue
+            target = target.removesuffix(".md")
+            if target.startswith("/"):
+                entries.append(target.lstrip("/"))
+            else:
+                base = Path(docname).parent
+                entries.append((base / target).as_posix() if str(base) != "." else target)
+    return entries
+
+
+def reading_order(root: str = "index") -> list[str]:
+    """The order in which Sphinx's previous/next links walk the book: a depth-first walk of the
+    toctrees from the landing page. Entries without a source are skipped, as Sphinx does."""
+    order, seen = [], set()
+
+    def visit(doc):
+        if doc in seen or not (ROOT / f"{doc}.md").is_file():
+            return
+        seen.add(doc)
+        order.append(doc)
+        for child in toctree_entries(doc):
+            visit(child)
+
+    visit(root)
+    return order
+
+
+def is_local(url: str) -> bool:
+    """True for URLs that never leave the machine: our server, data: and blob: URLs."""
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname in ("127.0.0.1", "localhost")

@@ -1,0 +1,143 @@
+"""How the site looks: light and dark colour modes keep code readable, the step pages fit a
+phone's screen, and screenshots of a step page for a human to look at."""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.browser.support import SCREENSHOTS, STEPS, published_pages
+
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+HERE = Path(__file__).parent
+COLORS_JS = (HERE / "colors.js").read_text(encoding="utf-8")
+OVERFLOW_JS = (HERE / "overflow.js").read_text(encoding="utf-8")
+MIN_CONTRAST = 4.5  # WCAG AA for normal text
+
+
+def switch_mode(page, mode: str):
+    """Choose a colour mode with the theme's switch (a dropdown: auto, light, dark)."""
+    page.locator(".theme-switch-button:visible").first.click()
+    page.locator(f".theme-change-button[data-mode={mode}]:visible").click()
+    page.wait_for_selector(f'html[data-theme="{mode}"]', state="attached")
+    page.keyboard.press("Escape")  # close the dropdown
+
+
+def measure(page, selector: str) -> dict:
+    """Contrast of the first `selector` element's text (and of every text colour inside it)."""
+    return page.evaluate(f"(selector) => ({COLORS_JS}).measure(document.querySelector(selector))",
+                         selector)
+
+
+def low_contrast(result: dict) -> list[str]:
+    bad = []
+    if result["ratio"] < MIN_CONTRAST:
+        bad.append(f"{result['element']}: text {result['color']} on rgb{tuple(result['background'][:3])}"
+                   f" has contrast {result['ratio']:.2f}")
+    bad += [f"{result['element']}: {colors} ({token['example']!r}) has contrast {token['ratio']:.2f}"
+            for colors, token in result["tokens"].items() if token["ratio"] < MIN_CONTRAST]
+    return bad
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_colour_mode_renders_readable_code(page, mode):
+    page.goto("guide/arrays.html")
+    switch_mode(page, mode)
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    luminance = page.evaluate(f"(() => {{ const C = {COLORS_JS}; "
+                              "return C.luminance(C.background(document.body)); })()")
+    if mode == "dark":
+        assert luminance < 0.05, f"dark mode page background has luminance {luminance:.3f}"
+    else:
+        assert luminance > 0.8, f"light mode page background has luminance {luminance:.3f}"
+    problems = []
+    for selector in ("div.cell_input pre", "div.cell_output pre", "div.cell_output .traceback pre"):
+        problems += low_contrast(measure(page, selector))
+    assert not problems, f"{mode} mode:\n" + "\n".join(problems)
+    # The choice persists: the next page opens in the same mode.
+    page.goto("guide/grad.html")
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+
+
+CELLS_CONTRAST_JS = f"""() => {{
+  const C = {COLORS_JS};
+  const bad = [];
+  for (const el of document.querySelectorAll("div.cell pre")) {{
+    const m = C.measure(el);
+    if (m.ratio < {MIN_CONTRAST}) bad.push(`${{m.element}}: text ${{m.color}} has contrast ${{m.ratio.toFixed(2)}}`);
+    for (const [colors, t] of Object.entries(m.tokens))
+      if (t.ratio < {MIN_CONTRAST}) bad.push(`${{m.element}}: ${{colors}} ("${{t.example}}") has contrast ${{t.ratio.toFixed(2)}}`);
+  }}
+  return [...new Set(bad)];
+}}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_every_cell_on_the_step_pages_is_readable(page, mode):
+    """Every code and output block of the ten steps, including coloured outputs (rich tables,
+    ANSI colours), keeps its text at WCAG AA contrast."""
+    page.goto("index.html")
+    switch_mode(page, mode)
+    problems = []
+    for step in STEPS:
+        page.goto(f"guide/{step}.html")
+        assert page.evaluate("document.documentElement.dataset.theme") == mode
+        problems += [f"guide/{step}.html: {p}" for p in page.evaluate(CELLS_CONTRAST_JS)]
+    assert not problems, f"{mode} mode, text with contrast below {MIN_CONTRAST}:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def phone(browser, site_url):
+    """A 375-pixel-wide viewport (a small phone; desktop emulation, so the layout viewport
+    cannot grow to fit content that is too wide)."""
+    from tests.browser.conftest import offline
+
+    context = offline(browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812}))
+    yield context.new_page()
+    context.close()
+
+
+def sideways_scrolling(phone, paths) -> list[str]:
+    """The pages among `paths` wider than the phone's screen, with the elements to blame."""
+    problems = []
+    for path in paths:
+        phone.goto(path)
+        result = phone.evaluate(OVERFLOW_JS)
+        if result["scrollWidth"] > result["innerWidth"] + 1:
+            culprits = "\n    ".join(result["offenders"]) or "(no single element found)"
+            problems.append(f"{path} is {result['scrollWidth']}px wide in a "
+                            f"{result['innerWidth']}px viewport; too wide:\n    {culprits}")
+    return problems
+
+
+def test_step_pages_do_not_scroll_sideways_on_a_phone(phone):
+    problems = sideways_scrolling(phone, [f"guide/{step}.html" for step in STEPS])
+    assert not problems, "\n".join(problems)
+
+
+def test_other_pages_do_not_scroll_sideways_on_a_phone(phone):
+    steps = {f"guide/{step}.html" for step in STEPS}
+    problems = sideways_scrolling(phone, [p for p in published_pages() if p not in steps])
+    assert not problems, "\n".join(problems)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_screenshots_of_a_step_page(page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto("guide/vmap.html")
+    for mode in ("light", "dark"):
+        switch_mode(page, mode)
+        page.mouse.move(0, 0)  # no hover effects or tooltips in the picture
+        path = SCREENSHOTS / f"vmap-{mode}.png"
+        path.unlink(missing_ok=True)
+        page.screenshot(path=path, full_page=False)
+        width, height = png_size(path)
+        assert (width, height) == (1280, 900)
+        assert path.stat().st_size > 20_000, f"{path} is suspiciously small (blank page?)"

@@ -1,0 +1,123 @@
+"""What a reader does with the site: search, walk the book with previous/next, copy a snippet,
+read a declared error's traceback and the environment stamp."""
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+import pytest
+
+from jaxbook import ROOT
+from tests.browser.support import READING_ORDER_START, reading_order
+
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+VMAP_PAGE = "guide/vmap.html"
+
+
+def result_links(page) -> list[str]:
+    """The search results' page links, in order, relative to the site (anchors dropped)."""
+    page.wait_for_selector("#search-results ul.search li a")
+    return [href.split("#")[0] for href in page.eval_on_selector_all(
+        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))")]
+
+
+def test_search_page_finds_vmap(page):
+    page.goto("search.html?q=vmap")
+    links = result_links(page)
+    assert VMAP_PAGE in links[:5], f"the vmap step is not among the first 5 results: {links[:10]}"
+
+
+def test_typing_into_the_search_field_searches(page, site_url):
+    page.goto("guide/arrays.html")
+    page.locator(".search-button__button:visible").first.click()
+    field = page.locator("#pst-search-dialog input[name=q]")
+    field.wait_for(state="visible")
+    field.press_sequentially("vmap")
+    field.press("Enter")
+    page.wait_for_url(urljoin(site_url, "search.html?q=vmap"))
+    links = result_links(page)
+    assert VMAP_PAGE in links[:5], f"the vmap step is not among the first 5 results: {links[:10]}"
+
+
+def relative(page, site_url) -> str:
+    """The page's docname (URL without the site prefix, .html and fragment)."""
+    url = page.url.split("#")[0]
+    assert url.startswith(site_url), url
+    return url[len(site_url):].removesuffix(".html")
+
+
+def follow(page, site_url, selector) -> str | None:
+    """Click the link `selector` and return the docname it leads to (None if there is no link)."""
+    link = page.locator(selector)
+    if link.count() == 0:
+        return None
+    before = page.url
+    link.first.click()
+    page.wait_for_url(lambda url: url != before)
+    page.wait_for_load_state("domcontentloaded")
+    return relative(page, site_url)
+
+
+def test_reading_order_of_the_toctrees():
+    """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
+    ten steps, the reference pages and the study plan in this order."""
+    order = reading_order()
+    assert order[:len(READING_ORDER_START)] == READING_ORDER_START
+
+
+def test_next_links_walk_the_whole_book_in_order(page, site_url):
+    expected = reading_order()
+    page.goto("index.html")
+    walked = [relative(page, site_url)]
+    while len(walked) <= len(expected) + 2:
+        nxt = follow(page, site_url, "a.right-next")
+        if nxt is None:
+            break
+        walked.append(nxt)
+    assert walked == expected, "next links walked:\n  " + "\n  ".join(walked)
+
+
+def test_previous_links_walk_back_to_the_landing_page(page, site_url):
+    page.goto("guide/jit.html")
+    walked = [relative(page, site_url)]
+    while len(walked) < 10:
+        prev = follow(page, site_url, "a.left-prev")
+        if prev is None:
+            break
+        walked.append(prev)
+    assert walked == ["guide/jit", "guide/grad", "guide/arrays", "docs/prerequisites", "index"]
+
+
+def test_copy_button_copies_the_snippet_only(context, page, site_url):
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    page.goto("guide/arrays.html")
+    cell = page.locator("div.cell").first
+    assert cell.locator(".jaxbook-snippet-file").inner_text() == "snippets/arrays/numpy_style.py"
+    source = cell.locator("div.cell_input")
+    source.hover()
+    button = source.locator("button.copybtn")
+    button.wait_for(state="visible")
+    button.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+
+    snippet = (ROOT / "snippets" / "arrays" / "numpy_style.py").read_text(encoding="utf-8")
+    assert copied.rstrip() == snippet.rstrip()
+    assert not any(line.lstrip().startswith((">>>", "In [", "$ ")) for line in copied.splitlines())
+    output = cell.locator("div.cell_output").inner_text()
+    leaked = [line for line in output.splitlines()
+              if line.strip() and line.strip() not in snippet and line.strip() in copied]
+    assert output.strip() and not leaked, f"output lines in the copied text: {leaked}"
+
+
+def test_declared_error_shows_its_traceback_and_the_page_its_stamp(page):
+    page.goto("guide/arrays.html")
+    traceback = page.locator("div.cell_output .output.traceback", has_text="TypeError").first
+    traceback.scroll_into_view_if_needed()
+    assert traceback.is_visible()
+    text = traceback.inner_text()
+    assert "snippets/arrays/inplace_error.py" in text and "TypeError" in text, text
+    stamp = page.locator("p.jaxbook-stamp")
+    assert stamp.count() == 1
+    stamp.scroll_into_view_if_needed()
+    assert stamp.is_visible()
+    assert "8 devices" in stamp.inner_text()

@@ -1,0 +1,110 @@
+"""Every internal link and anchor of the built site resolves, checked from the files alone
+(no browser, no network)."""
+from __future__ import annotations
+
+import re
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+
+URL_ATTRIBUTES = {"href", "src", "data", "poster", "action"}
+SKIPPED_SCHEMES = {"http", "https", "mailto", "javascript", "data", "tel", "blob"}
+CSS_URL = re.compile(r"""(?:url\(\s*|@import\s+)(['"]?)([^'")\s]+)\1""")
+
+
+class Page(HTMLParser):
+    """The URLs a page refers to (with their tag) and the anchors it defines."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.urls: list[tuple[str, str]] = []
+        self.anchors: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("id", "name") if tag in ("a", "map", "iframe", "form") else ("id",):
+            if attrs.get(name):
+                self.anchors.add(attrs[name])
+        if tag == "meta":
+            return
+        if tag == "link" and "preconnect" in (attrs.get("rel") or "").split():
+            return
+        for name, value in attrs.items():
+            if name in URL_ATTRIBUTES and value is not None:
+                self.urls.append((f"<{tag} {name}>", value))
+        if attrs.get("srcset"):
+            self.urls += [(f"<{tag} srcset>", part.split()[0]) for part in attrs["srcset"].split(",")
+                          if part.strip()]
+
+    handle_startendtag = handle_starttag
+
+
+@cache
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page
+
+
+def html_files(root: Path) -> list[Path]:
+    """The site's pages. `_static/*.html` are Jinja template fragments shipped by the themes
+    (webpack-macros.html), never served as pages."""
+    return sorted(p for p in root.rglob("*.html") if p.relative_to(root).parts[0] != "_static")
+
+
+def check(root: Path, source: Path, what: str, url: str, broken: list[str]):
+    """Record in `broken` why `url`, found in `source`, does not resolve."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme.lower() in SKIPPED_SCHEMES or url.startswith("//"):
+        return
+    where = f"{source.relative_to(root)}: {what} {url!r}"
+    if parts.scheme:
+        broken.append(f"{where}: unexpected URL scheme")
+        return
+    if parts.path:
+        base = root if parts.path.startswith("/") else source.parent
+        target = (base / unquote(parts.path).lstrip("/")).resolve()
+        if parts.path.endswith("/") or target.is_dir():
+            target = target / "index.html"
+    else:
+        target = source  # "#anchor" or "?query" on the same page
+    if not target.is_relative_to(root.resolve()):
+        broken.append(f"{where}: points outside the site")
+        return
+    if not target.is_file():
+        broken.append(f"{where}: no file {target.relative_to(root.resolve())}")
+        return
+    fragment = unquote(parts.fragment)
+    if fragment and target.suffix == ".html" and fragment not in parse(target).anchors:
+        hint = (" (MyST left an unresolved link to a source file as '#target':"
+                " that page does not exist)" if fragment.endswith((".md", ".ipynb")) else "")
+        broken.append(f"{where}: no element with id or name {fragment!r} in "
+                      f"{target.relative_to(root.resolve())}{hint}")
+
+
+def test_every_internal_link_and_anchor_resolves(site_root):
+    root = site_root.resolve()
+    pages = html_files(root)
+    assert len(pages) >= 20, f"only {len(pages)} pages under {root}"
+    broken: list[str] = []
+    stylesheets: set[Path] = set()
+    for source in pages:
+        for what, url in parse(source).urls:
+            check(root, source, what, url, broken)
+            parts = urlsplit(url)
+            if what == "<link href>" and parts.path.endswith(".css") and not parts.scheme and not url.startswith("//"):
+                stylesheets.add((source.parent / unquote(parts.path)).resolve())
+    # What the linked stylesheets load in turn (fonts, images, imported CSS).
+    for css in sorted(s for s in stylesheets if s.is_file()):
+        for match in CSS_URL.finditer(css.read_text(encoding="utf-8", errors="replace")):
+            url = match.group(2)
+            if not url.startswith("#"):
+                check(root, css, "css url()", url, broken)
+    assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(broken)
