@@ -17,7 +17,9 @@ def hosted(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("READTHEDOCS_CANONICAL_URL", "https://books.example.org/jax/en/latest/")
     book = Book(tmp_path_factory.mktemp("hosted"))
-    book.snippet("demo/hello.py", "import jax.numpy as jnp\n\nprint('sum:', jnp.arange(4).sum())\n")
+    # Two prints far enough apart in time to reach the notebook as two stream outputs.
+    book.snippet("demo/hello.py", "import time\n\nimport jax.numpy as jnp\n\nprint('sum:', jnp.arange(4).sum())\n"
+                 "time.sleep(0.6)\nprint('second line')\n")
     book.page("demo", "demo/hello.py",
               body="A page whose first paragraph is long enough to become the description of the page.")
     (book.root / "404.md").write_text("---\norphan: true\n---\n# Page not found\n\nTry the [start](index.md).\n")
@@ -32,7 +34,9 @@ def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     assert 'href="../_sources/guide/demo.ipynb"' in page and 'href="../_sources/guide/demo.md"' in page
     notebook = json.loads((hosted.html / "_sources" / "guide" / "demo.ipynb").read_text())
     outputs = [o for cell in notebook["cells"] if cell["cell_type"] == "code" for o in cell["outputs"]]
-    assert any("sum: 6" in "".join(o.get("text", "")) for o in outputs), "the notebook carries real outputs"
+    text = "".join("".join(o.get("text", "")) for o in outputs)
+    assert "sum: 6" in text, "the notebook carries real outputs"
+    assert text.count("second line") == 1, f"each printed line appears once: {text!r}"
 
 
 def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):

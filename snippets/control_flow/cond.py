@@ -5,11 +5,13 @@ from jax import lax
 
 
 def positive_branch(x):
+    """sqrt(x), announcing itself. Scalar -> scalar."""
     jax.debug.print("    positive branch ran")
     return jnp.sqrt(x)
 
 
 def negative_branch(x):
+    """-x, announcing itself. Scalar -> scalar."""
     jax.debug.print("    negative branch ran")
     return -x
 

@@ -40,7 +40,7 @@ h, w = jnp.ones(16), 0.3 * jnp.eye(16)
 print("same result (n=10):", jnp.allclose(jax.jit(python_loop(10))(h, w), jax.jit(scan_loop(10))(h, w)))
 compile_seconds(scan_loop(1), h, w)  # warm-up: the first compilation pays one-off costs
 
-lengths = [10, 25, 50, 100]
+lengths = [10, 20, 40, 80]
 times = {"Python loop": [], "lax.scan": []}
 print("compile time, measured on the build machine:")
 print("     n  jaxpr eqns (loop/scan)  loop [s]  scan [s]")

@@ -20,5 +20,6 @@ def g(x):
     return jnp.sum(x ** 3) + x[0] * x[1]
 
 
-H = jax.hessian(g)(x)  # jacfwd(jacrev(g))
+H = jax.hessian(g)(x)
 print("Hessian of g:\n", H)
+print("hessian == jacfwd(jacrev(g)):", jnp.allclose(H, jax.jacfwd(jax.jacrev(g))(x)))

@@ -1,7 +1,9 @@
 import jax
 import jax.numpy as jnp
+import matplotlib.pyplot as plt
 
-N_BLOCKS, BATCH, D = 8, 512, 128
+BATCH, D = 2048, 64
+DEPTHS = (2, 4, 8, 16)
 
 
 def block(p, h):
@@ -11,23 +13,40 @@ def block(p, h):
 
 
 def loss(params, x, remat):
-    """Mean square of the output of N_BLOCKS blocks. x: (batch, d) -> scalar."""
+    """Mean square of the output of len(params) blocks. x: (batch, d) -> scalar."""
     f = jax.checkpoint(block) if remat else block  # remat: keep only each block's input
     for p in params:
         x = f(p, x)
     return jnp.mean(x ** 2)
 
 
-keys = jax.random.split(jax.random.key(0), 2 * N_BLOCKS)
-params = [(jax.random.normal(k1, (D, 4 * D)) / D ** 0.5,
-           jax.random.normal(k2, (4 * D, D)) / (4 * D) ** 0.5)
-          for k1, k2 in zip(keys[::2], keys[1::2])]
-x = jax.random.normal(jax.random.key(1), (BATCH, D))
-
-print(f"one hidden activation: {BATCH * 4 * D * 4 / 2**20:.2f} MiB, one block input: {BATCH * D * 4 / 2**20:.2f} MiB")
-for remat in (False, True):
+def grad_cost(n_blocks, remat):
+    """Compile the gradient for n_blocks blocks -> (temporary memory in MiB, GFLOP)."""
+    params = [(jnp.zeros((D, 4 * D)), jnp.zeros((4 * D, D)))] * n_blocks  # compiling needs shapes only
+    x = jnp.zeros((BATCH, D))
     compiled = jax.jit(jax.grad(loss), static_argnums=2).lower(params, x, remat).compile()
-    temp = compiled.memory_analysis().temp_size_in_bytes
-    flops = compiled.cost_analysis()["flops"]
-    print(f"checkpoint={remat!s:5}: temp memory {temp / 2**20:5.2f} MiB, {flops / 1e9:.2f} GFLOP")
-print(f"redoing tanh(h @ w1) in every block: {N_BLOCKS * 2 * BATCH * D * 4 * D / 1e9:.2f} GFLOP")
+    return compiled.memory_analysis().temp_size_in_bytes / 2**20, compiled.cost_analysis()["flops"] / 1e9
+
+
+print(f"one hidden activation: {BATCH * 4 * D * 4 / 2**20:.2f} MiB,"
+      f" one block input: {BATCH * D * 4 / 2**20:.2f} MiB")
+print("blocks  temp MiB: plain  checkpoint  GFLOP: plain  checkpoint  extra  n x (h @ w1)")
+memory = {"plain": [], "jax.checkpoint on every block": []}
+for n in DEPTHS:
+    (mem_plain, gflop_plain), (mem_remat, gflop_remat) = grad_cost(n, False), grad_cost(n, True)
+    memory["plain"].append(mem_plain)
+    memory["jax.checkpoint on every block"].append(mem_remat)
+    redo = n * 2 * BATCH * D * 4 * D / 1e9  # FLOPs of one more h @ w1 in every block
+    print(f"{n:6d}  {mem_plain:15.2f} {mem_remat:11.2f}  {gflop_plain:11.2f} {gflop_remat:11.2f}"
+          f"  {gflop_remat - gflop_plain:5.2f}  {redo:12.2f}")
+
+fig, ax = plt.subplots(figsize=(6, 3.5))
+for name, mib in memory.items():
+    ax.plot(DEPTHS, mib, marker="o", label=name)
+ax.set_xlabel("number of blocks")
+ax.set_ylabel("temporary memory [MiB]")
+ax.set_title("Scratch memory of the compiled gradient")
+ax.set_ylim(bottom=0)
+ax.legend()
+fig.tight_layout()
+plt.show()

@@ -8,7 +8,9 @@ print("a:", a)
 print("b:", b)
 print("c:", c)
 
-# the numbers do not depend on the device that draws them
+# the numbers depend neither on jit nor on the device that draws them
+e = jax.jit(lambda k: jax.random.uniform(k, (4,)))(key)
+print("under jit:", e, " equal to a:", bool((a == e).all()))
 last = jax.devices()[-1]
 d = jax.random.uniform(jax.device_put(key, last), (4,))
-print("on", d.device, ":", d, " equal to a:", bool((a == d).all()))
+print(f"on {d.device}:", d, " equal to a:", bool((a == d).all()))

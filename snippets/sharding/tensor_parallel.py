@@ -11,6 +11,7 @@ expected = x @ w
 
 
 def put(a, spec):
+    """Place array a on the mesh with PartitionSpec spec."""
     return jax.device_put(a, NamedSharding(mesh, spec))
 
 

@@ -16,7 +16,11 @@ def mlp_block(x, w1_cols, w2_rows):
     return lax.psum(h @ w2_rows, "model")  # the only collective in the block
 
 
-put = lambda a, spec: jax.device_put(a, NamedSharding(mesh, spec))
+def put(a, spec):
+    """Place array a on the mesh with PartitionSpec spec."""
+    return jax.device_put(a, NamedSharding(mesh, spec))
+
+
 block = jax.jit(jax.shard_map(mlp_block, mesh=mesh, in_specs=(P(), P(None, "model"), P("model", None)),
                               out_specs=P()))
 y = block(put(x, P()), put(w1, P(None, "model")), put(w2, P("model", None)))

@@ -11,6 +11,7 @@ def train(optimizer, params, x, y, steps):
 
     @jax.jit
     def step(params, opt_state):
+        """One full-batch step -> (new params, new optimizer state, loss before the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, opt_state = optimizer.update(grads, opt_state, params)  # adamw needs params
         return optax.apply_updates(params, updates), opt_state, loss

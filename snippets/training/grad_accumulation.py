@@ -11,6 +11,7 @@ def accumulated_grad(params, x, y):
     """x: (m, b, 1), y: (m, b, 1): m micro-batches of b examples -> (mean loss, mean grads)."""
 
     def body(carry, batch):
+        """Add one micro-batch's loss and gradients to the running sums."""
         loss_sum, grad_sum = carry
         loss, grads = jax.value_and_grad(loss_fn)(params, *batch)
         return (loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)), None

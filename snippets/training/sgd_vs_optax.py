@@ -10,9 +10,11 @@ def sgd_momentum(lr, momentum):
     """The same (init, update) pair as in the previous cell."""
 
     def init(params):
+        """Velocity: zeros shaped like params."""
         return jax.tree.map(jnp.zeros_like, params)
 
     def update(grads, velocity, params=None):
+        """-> (updates, new velocity)."""
         velocity = jax.tree.map(lambda v, g: momentum * v + g, velocity, grads)
         return jax.tree.map(lambda v: -lr * v, velocity), velocity
 
@@ -24,6 +26,7 @@ def make_step(update):
 
     @jax.jit
     def step(params, opt_state, x, y):
+        """One full-batch step -> (new params, new optimizer state, loss before the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, opt_state = update(grads, opt_state, params)
         return optax.apply_updates(params, updates), opt_state, loss

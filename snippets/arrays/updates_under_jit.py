@@ -1,0 +1,15 @@
+import jax
+import jax.numpy as jnp
+
+
+def write_rows(x):
+    """Set row i to i for the first 10 rows, one .at[].set at a time. x: (n, d) -> (n, d)."""
+    for i in range(10):
+        x = x.at[i].set(float(i))
+    return x
+
+
+x = jnp.zeros((1000, 256))
+memory = jax.jit(write_rows).lower(x).compile().memory_analysis()
+print("size of x:                  ", x.nbytes, "bytes")
+print("scratch memory, 10 updates: ", memory.temp_size_in_bytes, "bytes")
