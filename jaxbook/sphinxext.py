@@ -217,5 +217,6 @@ def setup(app):
     app.connect("doctree-read", on_doctree_read)
     app.connect("html-page-context", on_html_page_context)
     app.add_css_file("jaxbook.css")
+    app.add_js_file("search-summary.js")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 1}

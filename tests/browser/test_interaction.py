@@ -27,6 +27,15 @@ def test_search_page_finds_vmap(page):
     assert VMAP_PAGE in links[:5], f"the vmap step is not among the first 5 results: {links[:10]}"
 
 
+def test_search_summaries_show_page_text_not_the_toolbar(page):
+    page.goto("search.html?q=vmap")
+    page.wait_for_selector("#search-results ul.search li p.context")
+    summaries = page.eval_on_selector_all("#search-results ul.search li p.context",
+                                          "ps => ps.map(p => p.textContent)")
+    assert summaries and not any("Light" in s and "Dark" in s for s in summaries), summaries[:3]
+    assert not any("Outputs on this page were produced" in s for s in summaries), summaries[:3]
+
+
 def test_typing_into_the_search_field_searches(page, site_url):
     page.goto("guide/arrays.html")
     page.locator(".search-button__button:visible").first.click()
