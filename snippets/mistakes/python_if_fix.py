@@ -13,7 +13,7 @@ def relu_where(x):
 
 @jax.jit
 def relu_cond(x):
-    """max(x, 0) for a scalar: lax.cond runs only the chosen branch. x: scalar -> scalar."""
+    """max(x, 0) for a scalar: lax.cond picks one of two functions. x: scalar -> scalar."""
     return lax.cond(x > 0, lambda v: v, lambda v: jnp.zeros_like(v), x)
 
 

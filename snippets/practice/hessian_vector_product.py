@@ -20,4 +20,6 @@ print("sharpness of diag(d):", sharpness(quadratic, jnp.ones(5), jax.random.key(
 
 n = 1000
 program = str(jax.make_jaxpr(lambda x, v: hvp(f, x, v))(jnp.ones(n), jnp.ones(n)))
-print(f"an ({n}, {n}) array in the hvp program:", f"[{n},{n}]" in program)
+print(f"an ({n}, {n}) array in the hvp program:        ", f"[{n},{n}]" in program)
+program = str(jax.make_jaxpr(lambda x, v: jax.hessian(f)(x) @ v)(jnp.ones(n), jnp.ones(n)))
+print(f"an ({n}, {n}) array in the jax.hessian program:", f"[{n},{n}]" in program)

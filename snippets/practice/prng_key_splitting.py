@@ -4,7 +4,11 @@ import numpy as np
 
 from practice.arrays.prng_key_splitting.solution import dropout, init_mlp, random_walk
 
-jax.config.update("jax_debug_key_reuse", True)  # any reuse of a key now raises
+key = jax.random.key(0)
+same = jnp.array_equal(jax.random.normal(key, (3,)), jax.random.normal(key, (3,)))
+print("one key used twice gives the same numbers:", bool(same))  # and no error by default
+
+jax.config.update("jax_debug_key_reuse", True)  # from here on, any reuse of a key raises
 
 init_key, drop_key, walk_key = jax.random.split(jax.random.key(0), 3)
 

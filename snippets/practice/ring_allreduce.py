@@ -25,7 +25,6 @@ print("block of device 5 after: ", np.asarray(out.addressable_shards[5].data))
 print("equals lax.psum:", bool(jnp.array_equal(out, psum(x))))
 
 
-
 def all_eqns(jaxpr):
     """Every equation of a jaxpr, including those nested inside jit and shard_map."""
     for eqn in jaxpr.eqns:
@@ -38,4 +37,4 @@ def all_eqns(jaxpr):
 
 jaxpr = jax.make_jaxpr(ring)(x).jaxpr
 sends = [e.invars[0].aval.shape for e in all_eqns(jaxpr) if e.primitive.name == "ppermute"]
-print(f"ppermute calls: {len(sends)} = 2 * (n - 1), each moving a chunk of shape {sends[0]}")
+print(f"ppermute calls: {len(sends)} = 2 * (n - 1); shapes of the chunks they move: {sorted(set(sends))}")

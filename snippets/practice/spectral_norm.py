@@ -12,5 +12,11 @@ for n_iters in [0, 1, 3, 10, 50]:
 sigma, u, v = power_iteration(w, jax.random.key(1), 100)
 print("w @ v == sigma * u:", jnp.allclose(w @ v, sigma * u, atol=1e-5))
 
+for n_iters in [3, 100]:
+    jaxpr = jax.make_jaxpr(lambda w: power_iteration(w, jax.random.key(1), n_iters))(w)
+    print(f"traced program for {n_iters:3d} steps: {len(str(jaxpr).splitlines())} lines")
+oracle = jax.make_jaxpr(lambda w: jnp.linalg.norm(w, ord=2))(w)
+print("jnp.linalg.norm(w, ord=2) calls an SVD:", "svd" in str(oracle))
+
 w_sn = jax.jit(spectral_normalize)(w, jax.random.key(1))
 print("spectral norm after spectral_normalize:", jnp.linalg.norm(w_sn, ord=2))

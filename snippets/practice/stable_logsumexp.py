@@ -8,6 +8,8 @@ x = jnp.array([1000.0, 1000.0])
 print("naive log(sum(exp(x))):", jnp.log(jnp.sum(jnp.exp(x))))
 print("logsumexp(x):          ", logsumexp(x))
 print("1000 + log 2:          ", 1000 + jnp.log(2.0))
+print("naive, for -x:         ", jnp.log(jnp.sum(jnp.exp(-x))))
+print("logsumexp(-x):         ", logsumexp(-x))
 
 rows = jnp.array([[0.0, -jnp.inf, 0.0],
                   [-jnp.inf, -jnp.inf, -jnp.inf]])

@@ -21,6 +21,18 @@ print("traces, new values, same degree:", traces_during(lambda: poly_features(x_
 print("traces, new degree 1:           ", traces_during(lambda: poly_features(x, 1)))
 print("traces, degree 3 again:         ", traces_during(lambda: poly_features(x, 3)))
 
+
+
+def poly_traced_degree(x, degree):
+    """poly_features without a static degree: degree arrives as a tracer."""
+    return x[:, None] ** jnp.arange(degree + 1)
+
+
+try:
+    jax.jit(poly_traced_degree)(x, 3)
+except jax.errors.ConcretizationTypeError as err:
+    print("degree not static:", type(err).__name__)
+
 rows = jnp.array([[3.0, -4.0], [0.0, 0.0]])
 for kind in ["l1", "l2", "max"]:
     print(f"normalize_rows(rows, {kind!r}):", np.asarray(normalize_rows(rows, kind), dtype=np.float64).round(4).tolist())

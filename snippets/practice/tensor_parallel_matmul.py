@@ -31,4 +31,5 @@ def all_eqns(jaxpr):
 
 jaxpr = jax.make_jaxpr(lambda a, b, c: tp_mlp(a, b, c, mesh))(x, w1, w2).jaxpr
 names = [eqn.primitive.name for eqn in all_eqns(jaxpr)]
-print("collectives in the forward pass:", [n for n in names if n.startswith(("psum", "all_"))])
+collectives = ("psum", "all_gather", "all_to_all", "ppermute", "reduce_scatter", "pmax", "pmin")
+print("collectives in the forward pass:", [n for n in names if n.startswith(collectives)])

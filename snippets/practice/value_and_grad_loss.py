@@ -15,4 +15,5 @@ print("grad w:", np.asarray(grads['w']).round(4), " grad b:", np.asarray(grads['
 
 final, losses = train(params, x, y, lr=1.0, steps=50)
 print("loss every 10 steps:", np.asarray(losses[::10]).round(4))
-print("final accuracy:", loss_and_grad(final, x, y)[0][1])
+(final_loss, final_accuracy), _ = loss_and_grad(final, x, y)
+print(f"after 50 steps: loss {final_loss:.4f}, accuracy {final_accuracy}")

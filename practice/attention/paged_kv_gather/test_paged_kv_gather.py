@@ -3,12 +3,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-
-def normal(seed, *shapes):
-    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
-    rng = np.random.default_rng(seed)
-    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+from practice._testing import normal
 
 
 NUM_PAGES, P, K, H = 10, 4, 2, 3

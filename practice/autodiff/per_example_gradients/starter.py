@@ -31,6 +31,7 @@ def clipped_mean_grad(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array,
     For each example b, let ``n_b`` be the global L2 norm of its gradient (the square root of the
     sum of squares over ALL leaves). Scale that gradient by ``min(1, max_norm / n_b)`` (an
     example with ``n_b == 0`` keeps its zero gradient; no nan), then take the mean over the B
-    examples. Returns a pytree like ``params``.
+    examples. ``max_norm`` > 0 may be a traced scalar under ``jax.jit``. Returns a pytree like
+    ``params``.
     """
     raise NotImplementedError("clipped_mean_grad: per-example grads, per-example norms, scale, mean")

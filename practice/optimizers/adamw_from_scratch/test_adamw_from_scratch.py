@@ -5,12 +5,7 @@ import numpy as np
 import optax
 import pytest
 
-
-def normal(seed, *shapes):
-    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
-    rng = np.random.default_rng(seed)
-    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+from practice._testing import normal
 
 
 def make_params():

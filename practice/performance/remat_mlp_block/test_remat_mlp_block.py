@@ -7,6 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.ad_checkpoint import print_saved_residuals
 
+from practice._testing import all_primitives
+
 B, D, H, L = 8, 16, 48, 4
 
 
@@ -41,18 +43,6 @@ def hidden_residuals(lines):
     return [line for line in lines if line.startswith(f"f32[{B},{H}]")]
 
 
-def primitive_names(jaxpr):
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    names += primitive_names(inner)
-    return names
-
-
 def has_remat(names):
     return any(n.startswith(("checkpoint", "remat")) for n in names)
 
@@ -79,10 +69,10 @@ def test_remat_block_same_values_and_grads(impl):
 
 def test_remat_primitive_in_jaxpr(impl):
     p, x = block_params(2), inputs()
-    assert not has_remat(primitive_names(jax.make_jaxpr(impl.mlp_block)(p, x).jaxpr))
+    assert not has_remat(all_primitives(jax.make_jaxpr(impl.mlp_block)(p, x).jaxpr))
     for save in [False, True]:
         jaxpr = jax.make_jaxpr(lambda p, x: impl.remat_mlp_block(p, x, save))(p, x)
-        assert has_remat(primitive_names(jaxpr.jaxpr)), save
+        assert has_remat(all_primitives(jaxpr.jaxpr)), save
 
 
 def test_saved_residuals(impl):
@@ -113,7 +103,7 @@ def test_deep_mlp_is_a_scan_with_remat_inside(impl):
         jaxpr = jax.make_jaxpr(lambda sp, x: impl.deep_mlp(sp, x, remat))(sp, x).jaxpr
         top = [eqn.primitive.name for eqn in jaxpr.eqns]
         assert "scan" in top, top
-        assert has_remat(primitive_names(jaxpr)) == remat
+        assert has_remat(all_primitives(jaxpr)) == remat
 
 
 def test_remat_lowers_compiled_temporary_memory(impl):

@@ -3,6 +3,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from practice._testing import all_primitives
+
 
 def mlp_loss(params, x, y):
     """Mean squared error of a tiny MLP. x: (m, 3), y: (m,) -> scalar."""
@@ -32,19 +34,6 @@ def jitted(impl):
 
 
 grad_on_rows = jax.jit(jax.grad(mlp_loss))
-
-
-def all_primitives(jaxpr):
-    """Names of every primitive in a jaxpr, including nested ones (shard_map, scan, ...)."""
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    names += all_primitives(inner)
-    return names
 
 
 def test_per_device_grads_are_local(impl):

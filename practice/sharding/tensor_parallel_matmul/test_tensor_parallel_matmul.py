@@ -4,6 +4,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+from practice._testing import all_primitives
+
 COLLECTIVES = ("psum", "all_gather", "all_to_all", "ppermute", "reduce_scatter", "psum_scatter",
                "pmax", "pmin")
 
@@ -17,18 +19,6 @@ def weights(seed=0, b=4, d=6, h=16):
     x, w1, w2 = (jnp.asarray(rng.normal(size=s) / np.sqrt(s[-1]), jnp.float32)
                  for s in [(b, d), (d, h), (h, d)])
     return x, w1, w2
-
-
-def all_primitives(jaxpr):
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    names += all_primitives(inner)
-    return names
 
 
 def test_column_parallel_values_and_layout(impl):

@@ -1,8 +1,8 @@
 """Model Ensemble with in_axes.
 
-Train-free ensembles: initialise M small MLPs with one vmap over keys, then evaluate all of them
-with vmap, either on one shared batch or on one batch per model. ``in_axes`` says which argument
-carries the model axis.
+Initialise M small MLPs with one vmap over keys, then evaluate all of them with vmap, either on
+one shared batch or on one batch per model. ``in_axes`` says which argument carries the model
+axis.
 """
 import jax
 import jax.numpy as jnp

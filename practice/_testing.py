@@ -1,0 +1,29 @@
+"""Helpers shared by the practice tests: ``from practice._testing import normal, all_primitives``.
+
+Not a test module and not part of any problem's API: only small utilities that several problems'
+tests would otherwise copy.
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+
+def normal(seed, *shapes):
+    """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
+    rng = np.random.default_rng(seed)
+    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def all_primitives(jaxpr):
+    """Names of every primitive in a jaxpr, including nested ones (shard_map, scan, remat, ...)."""
+    names = []
+    for eqn in jaxpr.eqns:
+        names.append(eqn.primitive.name)
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    names += all_primitives(inner)
+    return names
