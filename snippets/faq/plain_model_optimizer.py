@@ -1,24 +1,7 @@
 import jax
 import jax.numpy as jnp
 
-
-def init_mlp(key, sizes):
-    """Weights and biases for an MLP with layer sizes like [1, 32, 1], as a list of dicts."""
-    keys = jax.random.split(key, len(sizes) - 1)
-    return [{"w": jax.random.normal(k, (m, n)) / jnp.sqrt(m), "b": jnp.zeros(n)}
-            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
-
-
-def mlp(params, x):
-    """tanh MLP. x: (n, sizes[0]) -> (n, sizes[-1])."""
-    for layer in params[:-1]:
-        x = jnp.tanh(x @ layer["w"] + layer["b"])
-    return x @ params[-1]["w"] + params[-1]["b"]
-
-
-def loss_fn(params, x, y):
-    """Mean squared error. x: (n, 1), y: (n, 1) -> scalar."""
-    return jnp.mean((mlp(params, x) - y) ** 2)
+from snippets.training._model import init_params, loss_fn
 
 
 def momentum_init(params):
@@ -42,7 +25,7 @@ def train_step(params, velocity, x, y):
 
 x = jnp.linspace(-3.0, 3.0, 128)[:, None]
 y = jnp.sin(x)
-params = init_mlp(jax.random.key(0), [1, 32, 1])
+params = init_params(jax.random.key(0), (1, 32, 1))
 velocity = momentum_init(params)
 for step in range(501):
     params, velocity, loss = train_step(params, velocity, x, y)
