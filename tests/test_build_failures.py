@@ -5,7 +5,9 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build]
+# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
+# port ("Address already in use"), so every building test runs in the one "site" xdist group.
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
 
 FINE = "print('fine')\n"
 

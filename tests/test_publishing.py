@@ -8,7 +8,9 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build]
+# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
+# port ("Address already in use"), so every building test runs in the one "site" xdist group.
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,6 @@ def test_404_page_loads_its_assets_from_the_site_root(hosted):
     assert 'href="/jax/en/latest/_static/' in page  # works at any depth of a missing URL
 
 
-@pytest.mark.xdist_group("site")
 def test_local_build_has_no_sitemap(built_site):
     assert not (built_site / "sitemap.xml").exists()
     assert (built_site / "404.html").is_file()

@@ -7,7 +7,9 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build]
+# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
+# port ("Address already in use"), so every building test runs in the one "site" xdist group.
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
 
 # Each snippet prints a fresh token, so a page's output changes exactly when it is re-executed.
 TOKEN = "import uuid\n\nprint('run', uuid.uuid4().hex)\n"
