@@ -12,5 +12,8 @@ def standardize(x):
 data = np.arange(12.0).reshape(4, 3) ** 1.5
 print("numpy:\n", standardize(data))
 print("jax.numpy:\n", standardize(jnp.asarray(data)))
-print("same values:", np.allclose(standardize(data), standardize(jnp.asarray(data)), atol=1e-5))
+print(
+    "same values:",
+    np.allclose(standardize(data), standardize(jnp.asarray(data)), atol=1e-5),
+)
 print("result type:", type(standardize(jnp.asarray(data))))

@@ -3,7 +3,8 @@ import jax.numpy as jnp
 
 
 def write_rows(x):
-    """Set row i to i for the first 10 rows, one .at[].set at a time. x: (n, d) -> (n, d)."""
+    """Set row i to i for the first 10 rows, one .at[].set at a time. x: (n, d)
+    -> (n, d)."""
     for i in range(10):
         x = x.at[i].set(float(i))
     return x

@@ -4,7 +4,8 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 
 def loss_fn(w, x, y):
-    """Mean squared error of a linear model without bias. w: (d,), x: (n, d), y: (n,) -> scalar."""
+    """Mean squared error of a linear model without bias. w: (d,), x: (n, d),
+    y: (n,) -> scalar."""
     return jnp.mean((x @ w - y) ** 2)
 
 
@@ -21,10 +22,20 @@ w = jnp.zeros(3)
 
 # 8 devices in a row; Auto lets the compiler decide how to combine the pieces
 mesh = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))
-x_sharded = jax.device_put(x, NamedSharding(mesh, P("data")))  # 8 rows per device
+# 8 rows per device
+x_sharded = jax.device_put(x, NamedSharding(mesh, P("data")))
 y_sharded = jax.device_put(y, NamedSharding(mesh, P("data")))
-print("rows of x per device:", [s.data.shape[0] for s in x_sharded.addressable_shards])
+print(
+    "rows of x per device:",
+    [s.data.shape[0] for s in x_sharded.addressable_shards],
+)
 
 w_one, loss_one = train_step(w, x, y)  # everything on one device
-w_many, loss_many = train_step(w, x_sharded, y_sharded)  # same code, batch split 8 ways
-print("same loss:", jnp.allclose(loss_one, loss_many), " same update:", jnp.allclose(w_one, w_many))
+# same code, batch split 8 ways
+w_many, loss_many = train_step(w, x_sharded, y_sharded)
+print(
+    "same loss:",
+    jnp.allclose(loss_one, loss_many),
+    " same update:",
+    jnp.allclose(w_one, w_many),
+)

@@ -18,7 +18,11 @@ def train_step(params, x, y, lr):
 
 key_x, key_noise = jax.random.split(jax.random.key(0))
 x = jax.random.normal(key_x, (64, 3))
-y = x @ jnp.array([2.0, -1.0, 0.5]) + 0.3 + 0.1 * jax.random.normal(key_noise, (64,))
+y = (
+    x @ jnp.array([2.0, -1.0, 0.5])
+    + 0.3
+    + 0.1 * jax.random.normal(key_noise, (64,))
+)
 params = {"w": jnp.zeros(3), "b": jnp.array(0.0)}
 
 for step in range(61):
@@ -26,4 +30,9 @@ for step in range(61):
     if step % 15 == 0:
         print(f"step {step:3d}  loss {loss:.5f}")
 print("true    w: [2.0, -1.0, 0.5]  b: 0.3")
-print("learned w:", [round(float(v), 3) for v in params["w"]], " b:", round(float(params["b"]), 3))
+print(
+    "learned w:",
+    [round(float(v), 3) for v in params["w"]],
+    " b:",
+    round(float(params["b"]), 3),
+)

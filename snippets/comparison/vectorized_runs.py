@@ -3,12 +3,14 @@ import jax.numpy as jnp
 
 
 def loss_fn(w, x, y):
-    """Mean squared error of a linear model without bias. w: (d,), x: (n, d), y: (n,) -> scalar."""
+    """Mean squared error of a linear model without bias. w: (d,), x: (n, d),
+    y: (n,) -> scalar."""
     return jnp.mean((x @ w - y) ** 2)
 
 
 def train(lr, x, y):
-    """50 SGD steps from zero with learning rate lr; returns the final loss. lr: scalar -> scalar."""
+    """50 SGD steps from zero with learning rate lr; returns the final loss.
+    lr: scalar -> scalar."""
 
     def step(w, _):
         return w - lr * jax.grad(loss_fn)(w, x, y), None
@@ -20,6 +22,7 @@ def train(lr, x, y):
 x = jax.random.normal(jax.random.key(0), (64, 3))
 y = x @ jnp.array([2.0, -1.0, 0.5])
 lrs = jnp.array([0.001, 0.01, 0.1, 1.2])
-final = jax.jit(jax.vmap(train, in_axes=(0, None, None)))(lrs, x, y)  # 4 runs in one program
+# 4 runs in one program
+final = jax.jit(jax.vmap(train, in_axes=(0, None, None)))(lrs, x, y)
 for lr, loss in zip(lrs, final):
     print(f"lr {float(lr):<6.3g} final loss {float(loss):.5g}")

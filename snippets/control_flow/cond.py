@@ -1,4 +1,5 @@
 """lax.cond runs one of two functions, chosen by a traced boolean scalar."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -28,8 +29,16 @@ print("f(-3.0):")
 print("   ", f_jit(-3.0))
 print("primitives:", [e.primitive.name for e in jax.make_jaxpr(f)(4.0).eqns])
 
-# Under vmap the predicate is a batch of booleans: cond becomes a select, both branches run.
+# Under vmap the predicate is a batch of booleans: cond becomes a select, both
+# branches run.
 print("vmap(f)([4, -3]):")
 print("   ", jax.vmap(f)(jnp.array([4.0, -3.0])))
-names = [e.primitive.name for e in jax.make_jaxpr(jax.vmap(f))(jnp.ones(2)).eqns]
-print("under vmap: 'cond' in jaxpr:", "cond" in names, "| 'select_n' in jaxpr:", "select_n" in names)
+names = [
+    e.primitive.name for e in jax.make_jaxpr(jax.vmap(f))(jnp.ones(2)).eqns
+]
+print(
+    "under vmap: 'cond' in jaxpr:",
+    "cond" in names,
+    "| 'select_n' in jaxpr:",
+    "select_n" in names,
+)

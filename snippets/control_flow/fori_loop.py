@@ -1,15 +1,27 @@
-"""lax.fori_loop(lower, upper, body, init): a loop with a known number of steps."""
+"""lax.fori_loop(lower, upper, body, init): a loop with a known number of
+steps."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
 
 
 def newton_sqrt(a, steps=6):
-    """sqrt(a) by Newton's method, x <- (x + a / x) / 2, a fixed number of times. Scalar -> scalar."""
+    """sqrt(a) by Newton's method, x <- (x + a / x) / 2, a fixed number of
+    times. Scalar -> scalar."""
     return lax.fori_loop(0, steps, lambda i, x: 0.5 * (x + a / x), a)
 
 
 print("newton_sqrt(2.0):", newton_sqrt(2.0), "| jnp.sqrt:", jnp.sqrt(2.0))
-# With Python-int bounds the loop is lowered to a scan, so reverse-mode grad works.
-print("primitives:", [e.primitive.name for e in jax.make_jaxpr(newton_sqrt)(2.0).eqns])
-print("grad:", jax.grad(newton_sqrt)(2.0), "| 1 / (2 sqrt 2):", 0.5 / jnp.sqrt(2.0))
+# With Python-int bounds the loop is lowered to a scan, so reverse-mode grad
+# works.
+print(
+    "primitives:",
+    [e.primitive.name for e in jax.make_jaxpr(newton_sqrt)(2.0).eqns],
+)
+print(
+    "grad:",
+    jax.grad(newton_sqrt)(2.0),
+    "| 1 / (2 sqrt 2):",
+    0.5 / jnp.sqrt(2.0),
+)

@@ -1,4 +1,6 @@
-"""Greedy decoding with lax.scan: a tiny random recurrent 'language model' over 16 tokens."""
+"""Greedy decoding with lax.scan: a tiny random recurrent 'language model' over
+16 tokens."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -8,26 +10,31 @@ VOCAB, DIM, STEPS = 16, 8, 8
 k_embed, k_rec, k_out = jax.random.split(jax.random.key(0), 3)
 params = {
     "embed": jax.random.normal(k_embed, (VOCAB, DIM)),  # token -> vector
-    "rec": jax.random.normal(k_rec, (DIM, DIM)) / jnp.sqrt(DIM),  # state -> state
-    "out": jax.random.normal(k_out, (DIM, VOCAB)),  # state -> logits over the vocabulary
+    # state -> state
+    "rec": jax.random.normal(k_rec, (DIM, DIM)) / jnp.sqrt(DIM),
+    # state -> logits over the vocabulary
+    "out": jax.random.normal(k_out, (DIM, VOCAB)),
 }
 
 
 def model_step(params, state, token):
-    """state: (DIM,), token: int scalar -> (new state (DIM,), logits (VOCAB,))."""
+    """state: (DIM,), token: int scalar -> (new state (DIM,), logits
+    (VOCAB,))."""
     state = jnp.tanh(params["embed"][token] + state @ params["rec"])
     return state, state @ params["out"]
 
 
 @jax.jit
 def greedy_decode(params, first_token):
-    """first_token: int scalar -> tokens: (STEPS,), each the argmax of the model's next logits."""
+    """first_token: int scalar -> tokens: (STEPS,), each the argmax of the
+    model's next logits."""
 
     def step(carry, _):
         state, token = carry
         state, logits = model_step(params, state, token)
         token = jnp.argmax(logits)
-        return (state, token), token  # the carry has a fixed shape; the tokens are the ys
+        # the carry has a fixed shape; the tokens are the ys
+        return (state, token), token
 
     _, tokens = lax.scan(step, (jnp.zeros(DIM), first_token), length=STEPS)
     return tokens

@@ -1,10 +1,13 @@
-"""lax.scan(f, init, xs): f(carry, x) -> (carry, y); returns the final carry and the stacked ys."""
+"""lax.scan(f, init, xs): f(carry, x) -> (carry, y); returns the final carry
+and the stacked ys."""
+
 import jax.numpy as jnp
 from jax import lax
 
 
 def step(carry, x):
-    """carry: (running total, running max), x: scalar -> (new carry, per-step output)."""
+    """carry: (running total, running max), x: scalar -> (new carry, per-step
+    output)."""
     total, best = carry
     total, best = total + x, jnp.maximum(best, x)
     return (total, best), (total, best)

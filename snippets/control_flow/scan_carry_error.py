@@ -5,7 +5,8 @@ from jax import lax
 
 
 def step(history, x):
-    """Append x to the history carried along: the carry grows by one each step."""
+    """Append x to the history carried along: the carry grows by one each
+    step."""
     return jnp.append(history, x), None
 
 

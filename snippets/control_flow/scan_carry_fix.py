@@ -1,4 +1,6 @@
-"""Keep the carry fixed-size; emit per-step values as ys and let scan stack them."""
+"""Keep the carry fixed-size; emit per-step values as ys and let scan stack
+them."""
+
 import jax.numpy as jnp
 from jax import lax
 

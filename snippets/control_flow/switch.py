@@ -1,9 +1,11 @@
 """lax.switch picks one of several functions by a traced integer index."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
 
-activations = [jax.nn.relu, jnp.tanh, lambda x: x]  # 0: relu, 1: tanh, 2: identity
+# 0: relu, 1: tanh, 2: identity
+activations = [jax.nn.relu, jnp.tanh, lambda x: x]
 
 
 @jax.jit

@@ -1,4 +1,6 @@
-"""jnp.where selects elementwise; both inputs are computed for every element."""
+"""jnp.where selects elementwise; both inputs are computed for every
+element."""
+
 import jax
 import jax.numpy as jnp
 
@@ -23,7 +25,8 @@ def sqrt_or_zero_safe(x):
     return jnp.where(x > 0, jnp.sqrt(safe_x), 0.0)
 
 
-# The unused branch still enters the gradient: d sqrt(x)/dx at x = -1 is nan, and 0 * nan = nan.
+# The unused branch still enters the gradient: d sqrt(x)/dx at x = -1 is nan,
+# and 0 * nan = nan.
 print("grad at -1, naive:", jax.grad(sqrt_or_zero)(-1.0))
 print("grad at -1, safe: ", jax.grad(sqrt_or_zero_safe)(-1.0))
 print("grad at  4, safe: ", jax.grad(sqrt_or_zero_safe)(4.0))

@@ -1,14 +1,18 @@
-"""lax.while_loop(cond_fun, body_fun, init): the number of steps depends on the data."""
+"""lax.while_loop(cond_fun, body_fun, init): the number of steps depends on the
+data."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
 
-traces = 0  # counts how often jit traces newton_sqrt (Python code runs only while tracing)
+# counts how often jit traces newton_sqrt (Python code runs only while tracing)
+traces = 0
 
 
 @jax.jit
 def newton_sqrt(a, tol=1e-6):
-    """sqrt(a) by Newton's method until |x^2 - a| <= tol * a. Scalar -> (sqrt, iterations)."""
+    """sqrt(a) by Newton's method until |x^2 - a| <= tol * a. Scalar -> (sqrt,
+    iterations)."""
     global traces
     traces += 1
 

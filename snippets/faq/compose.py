@@ -3,7 +3,8 @@ import jax.numpy as jnp
 
 
 def loss(w, x, y):
-    """Squared error of a linear model on ONE example. w: (d,), x: (d,), y: scalar -> scalar."""
+    """Squared error of a linear model on ONE example. w: (d,), x: (d,), y:
+    scalar -> scalar."""
     return (x @ w - y) ** 2
 
 
@@ -16,4 +17,6 @@ per_example_grads = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0, 0)))
 grads = per_example_grads(w, x, y)
 one_at_a_time = jnp.stack([jax.grad(loss)(w, x[i], y[i]) for i in range(4)])
 print("per-example gradients, shape:", grads.shape)
-print("same as a Python loop over examples:", jnp.allclose(grads, one_at_a_time))
+print(
+    "same as a Python loop over examples:", jnp.allclose(grads, one_at_a_time)
+)

@@ -5,7 +5,8 @@ import optax
 from snippets.training._model import init_params, loss_fn
 
 
-optimizer = optax.sgd(learning_rate=0.05, momentum=0.9)  # replaces momentum_init/update
+# replaces momentum_init/update
+optimizer = optax.sgd(learning_rate=0.05, momentum=0.9)
 
 
 @jax.jit

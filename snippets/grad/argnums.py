@@ -3,7 +3,8 @@ import jax.numpy as jnp
 
 
 def loss(w, b, x, y):
-    """Mean squared error of a linear model. w: (d,), b: (), x: (n, d), y: (n,) -> scalar."""
+    """Mean squared error of a linear model. w: (d,), b: (), x: (n, d), y: (n,)
+    -> scalar."""
     return jnp.mean((x @ w + b - y) ** 2)
 
 
@@ -14,5 +15,6 @@ w, b = jnp.array([0.1, 0.2]), 0.5
 dw = jax.grad(loss)(w, b, x, y)  # default argnums=0: w.r.t. w only
 print("dL/dw:", dw)
 
-dw, db = jax.grad(loss, argnums=(0, 1))(w, b, x, y)  # a tuple, one entry per argnum
+# a tuple, one entry per argnum
+dw, db = jax.grad(loss, argnums=(0, 1))(w, b, x, y)
 print("dL/dw:", dw, " dL/db:", db)

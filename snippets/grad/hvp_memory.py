@@ -4,11 +4,12 @@ import jax.numpy as jnp
 
 def f(x):
     """A scalar function with a dense Hessian. x: (n,) -> scalar."""
-    return jnp.sum(jnp.sin(x)) * jnp.sum(x ** 2)
+    return jnp.sum(jnp.sin(x)) * jnp.sum(x**2)
 
 
 def hvp(f, x, v):
-    """Hessian-vector product H(x) @ v without forming H. x, v: (n,) -> (n,)."""
+    """Hessian-vector product H(x) @ v without forming H. x, v: (n,) ->
+    (n,)."""
     return jax.jvp(jax.grad(f), (x,), (v,))[1]
 
 

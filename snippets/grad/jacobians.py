@@ -17,9 +17,12 @@ print("jacfwd == jacrev:", jnp.allclose(J_fwd, J_rev))
 
 def g(x):
     """A scalar function. x: (3,) -> scalar."""
-    return jnp.sum(x ** 3) + x[0] * x[1]
+    return jnp.sum(x**3) + x[0] * x[1]
 
 
 H = jax.hessian(g)(x)
 print("Hessian of g:\n", H)
-print("hessian == jacfwd(jacrev(g)):", jnp.allclose(H, jax.jacfwd(jax.jacrev(g))(x)))
+print(
+    "hessian == jacfwd(jacrev(g)):",
+    jnp.allclose(H, jax.jacfwd(jax.jacrev(g))(x)),
+)

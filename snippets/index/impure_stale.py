@@ -6,11 +6,13 @@ scale = 2.0
 
 @jax.jit
 def scaled(x):
-    """Multiply by a global. x: any shape -> same shape. Impure: reads `scale`."""
+    """Multiply by a global. x: any shape -> same shape. Impure: reads
+    `scale`."""
     return scale * x
 
 
 print("scale=2, first call: ", scaled(jnp.ones(2)))
 scale = 10.0
-print("scale=10, same shape:", scaled(jnp.ones(2)))  # the compiled program kept 2.0
+# the compiled program kept 2.0
+print("scale=10, same shape:", scaled(jnp.ones(2)))
 print("scale=10, new shape: ", scaled(jnp.ones(3)))  # a retrace picks up 10.0

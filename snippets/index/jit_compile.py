@@ -11,7 +11,9 @@ def gelu_sum(x):
     """Sum of tanh-GELU activations. x: (n,) -> scalar."""
     global traces
     traces += 1  # Python side effect: runs only while JAX traces the function
-    return jnp.sum(0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x**3))))
+    return jnp.sum(
+        0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x**3)))
+    )
 
 
 x = jnp.linspace(-3.0, 3.0, 100_000)
@@ -23,4 +25,7 @@ for _ in range(10):
     out = gelu_sum(x).block_until_ready()  # run the cached XLA program
 later = (time.perf_counter() - start) / 10
 print("calls: 11, traces:", traces)
-print(f"measured on the build machine: first call {first * 1e3:.1f} ms, later calls {later * 1e3:.2f} ms each")
+print(
+    f"measured on the build machine: first call {first * 1e3:.1f} ms, later "
+    f"calls {later * 1e3:.2f} ms each"
+)

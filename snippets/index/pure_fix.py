@@ -4,7 +4,8 @@ import jax.numpy as jnp
 
 @jax.jit
 def scaled(x, scale):
-    """Multiply by a scale passed in. x: any shape, scale: scalar -> same shape as x."""
+    """Multiply by a scale passed in. x: any shape, scale: scalar -> same shape
+    as x."""
     return scale * x
 
 

@@ -11,9 +11,11 @@ def normalize(x):
 
 
 normalize_jit = jax.jit(normalize)
-a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)  # created before logging starts
+# created before logging starts
+a, b, c = (jnp.ones(3), jnp.zeros(3), jnp.ones(5))
 
-# JAX logs compiles to stderr; show them here, keeping only the "Compiling" lines.
+# JAX logs compiles to stderr; show them here, keeping only the "Compiling"
+# lines.
 handler = logging.StreamHandler(sys.stdout)
 handler.addFilter(lambda record: record.getMessage().startswith("Compiling"))
 logging.getLogger("jax").addHandler(handler)

@@ -8,15 +8,17 @@ traces = 0
 
 @jax.jit
 def masked_mean_score(x, mask):
-    """Mean of tanh over the real (mask=True) positions. x, mask: (bucket,) -> scalar."""
+    """Mean of tanh over the real (mask=True) positions. x, mask: (bucket,) ->
+    scalar."""
     global traces
     traces += 1
     return jnp.sum(jnp.where(mask, jnp.tanh(x), 0.0)) / jnp.sum(mask)
 
 
 def pad_to_bucket(x):
-    """Pad a (length,) NumPy array with zeros up to the next bucket; return it and its mask.
-    Done in NumPy on the host, as a data loader would, so it compiles nothing."""
+    """Pad a (length,) NumPy array with zeros up to the next bucket; return it
+    and its mask. Done in NumPy on the host, as a data loader would, so it
+    compiles nothing."""
     bucket = next(b for b in BUCKETS if b >= len(x))
     return np.pad(x, (0, bucket - len(x))), np.arange(bucket) < len(x)
 
@@ -25,6 +27,11 @@ worst = 0.0
 for length in range(1, 33):  # 32 different lengths
     x = np.linspace(-2.0, 2.0, length, dtype=np.float32) + 0.3
     padded, mask = pad_to_bucket(x)
-    worst = max(worst, abs(float(masked_mean_score(padded, mask)) - float(np.mean(np.tanh(x)))))
+    worst = max(
+        worst,
+        abs(
+            float(masked_mean_score(padded, mask)) - float(np.mean(np.tanh(x)))
+        ),
+    )
 print("lengths seen: 32, traces:", traces)
 print(f"largest difference from the unpadded mean: {worst:.1e}")

@@ -6,7 +6,8 @@ import jax.numpy as jnp
 def double_sum(x):
     """Sum of 2 * x, plus the intermediate 2 * x. x: (n,) -> (scalar, (n,))."""
     doubled = 2 * x
-    jax.debug.print("debug.print inside jit: {d}", d=doubled)  # runs on every call
+    # runs on every call
+    jax.debug.print("debug.print inside jit: {d}", d=doubled)
     return jnp.sum(doubled), doubled  # return what you want to keep
 
 

@@ -7,26 +7,32 @@ from jax import lax
 
 @jax.jit
 def relu_where(x):
-    """Elementwise max(x, 0): both branches are computed, one is selected. x: (n,) -> (n,)."""
+    """Elementwise max(x, 0): both branches are computed, one is selected. x:
+    (n,) -> (n,)."""
     return jnp.where(x > 0, x, 0.0)
 
 
 @jax.jit
 def relu_cond(x):
-    """max(x, 0) for a scalar: lax.cond picks one of two functions. x: scalar -> scalar."""
+    """max(x, 0) for a scalar: lax.cond picks one of two functions. x: scalar
+    -> scalar."""
     return lax.cond(x > 0, lambda v: v, lambda v: jnp.zeros_like(v), x)
 
 
 @jax.jit
 def halvings(x):
-    """How many times x must be halved to drop below 1: a traced while loop. x: scalar -> int."""
-    count, _ = lax.while_loop(lambda c: c[1] >= 1.0, lambda c: (c[0] + 1, c[1] / 2), (0, x))
+    """How many times x must be halved to drop below 1: a traced while loop. x:
+    scalar -> int."""
+    count, _ = lax.while_loop(
+        lambda c: c[1] >= 1.0, lambda c: (c[0] + 1, c[1] / 2), (0, x)
+    )
     return count
 
 
 @partial(jax.jit, static_argnames="kind")
 def activation(x, kind):
-    """A Python `if` on a static argument: one compiled version per value of `kind`. x: (n,) -> (n,)."""
+    """A Python `if` on a static argument: one compiled version per value of
+    `kind`. x: (n,) -> (n,)."""
     if kind == "relu":
         return jnp.maximum(x, 0.0)
     return jnp.tanh(x)
@@ -36,4 +42,6 @@ x = jnp.array([-1.0, 0.5, 2.0])
 print("jnp.where:      ", relu_where(x))
 print("lax.cond:       ", relu_cond(2.0), relu_cond(-3.0))
 print("lax.while_loop: ", halvings(20.0))
-print("static argument:", activation(x, kind="relu"), activation(x, kind="tanh"))
+print(
+    "static argument:", activation(x, kind="relu"), activation(x, kind="tanh")
+)

@@ -9,7 +9,8 @@ traces = 0
 def mean_score(x):
     """Mean of tanh over a sequence. x: (length,) -> scalar."""
     global traces
-    traces += 1  # counts traces: Python code in a jitted function runs only while tracing
+    # counts traces: Python code in a jitted function runs only while tracing
+    traces += 1
     return jnp.mean(jnp.tanh(x))
 
 

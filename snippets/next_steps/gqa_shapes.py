@@ -8,7 +8,8 @@ q = jax.random.normal(kq, (n_q_heads, d))  # one new token
 k_cache = jax.random.normal(kk, (n_kv_heads, cache_len, d))
 v_cache = jax.random.normal(kv, (n_kv_heads, cache_len, d))
 
-q = q.reshape(n_kv_heads, group, d)  # query heads grouped by the kv head they read
+# query heads grouped by the kv head they read
+q = q.reshape(n_kv_heads, group, d)
 scores = jnp.einsum("hgd,htd->hgt", q, k_cache) / jnp.sqrt(d)
 out = jnp.einsum("hgt,htd->hgd", jax.nn.softmax(scores, axis=-1), v_cache)
 print("scores:", scores.shape, " output:", out.reshape(n_q_heads, d).shape)

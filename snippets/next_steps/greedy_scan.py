@@ -3,19 +3,25 @@ import jax.numpy as jnp
 from jax import lax
 
 # A toy "model": the next-token logits depend only on the current token.
-table = jnp.array([[0.0, 2.0, 0.0, 0.0],   # after token 0, token 1 is most likely
-                   [0.0, 0.0, 0.0, 3.0],   # after 1 comes 3
-                   [1.0, 0.0, 0.0, 0.0],   # after 2 comes 0
-                   [0.0, 0.0, 5.0, 0.0]])  # after 3 comes 2
+table = jnp.array(
+    [
+        [0.0, 2.0, 0.0, 0.0],  # after token 0, token 1 is most likely
+        [0.0, 0.0, 0.0, 3.0],  # after 1 comes 3
+        [1.0, 0.0, 0.0, 0.0],  # after 2 comes 0
+        [0.0, 0.0, 5.0, 0.0],  # after 3 comes 2
+    ]
+)
 step_traces = 0
 
 
 def decode(first_token, steps):
-    """Greedy decoding for a fixed number of steps. first_token: int -> (steps,) tokens."""
+    """Greedy decoding for a fixed number of steps. first_token: int ->
+    (steps,) tokens."""
 
     def step(token, _):
         global step_traces
-        step_traces += 1  # counts how often Python runs the body: only while tracing
+        # counts how often Python runs the body: only while tracing
+        step_traces += 1
         next_token = jnp.argmax(table[token])
         return next_token, next_token  # (new carry, output for this step)
 
@@ -23,10 +29,9 @@ def decode(first_token, steps):
     return tokens
 
 
-
-
 def decode_python_loop(first_token, steps):
-    """The same loop in Python: unrolled into `steps` copies of the step. -> (steps,) tokens."""
+    """The same loop in Python: unrolled into `steps` copies of the step. ->
+    (steps,) tokens."""
     global step_traces
     token, tokens = first_token, []
     for _ in range(steps):
@@ -39,5 +44,8 @@ def decode_python_loop(first_token, steps):
 print("generated:", jax.jit(decode, static_argnums=1)(jnp.array(0), 7))
 print("scan, 7 steps, traces of the step body:       ", step_traces)
 step_traces = 0
-print("generated:", jax.jit(decode_python_loop, static_argnums=1)(jnp.array(0), 7))
+print(
+    "generated:",
+    jax.jit(decode_python_loop, static_argnums=1)(jnp.array(0), 7),
+)
 print("Python loop, 7 steps, traces of the step body:", step_traces)

@@ -7,7 +7,8 @@ traces = 0
 
 @jax.jit
 def write_kv(cache, new, pos):
-    """Write one position into a cache. cache: (max_len, d), new: (d,), pos: int -> (max_len, d)."""
+    """Write one position into a cache. cache: (max_len, d), new: (d,), pos:
+    int -> (max_len, d)."""
     global traces
     traces += 1
     return lax.dynamic_update_slice(cache, new[None, :], (pos, 0))
@@ -17,7 +18,10 @@ cache = jnp.zeros((6, 3))
 for pos in range(4):  # decode 4 tokens
     cache = write_kv(cache, jnp.full(3, pos + 1.0), pos)
 print(cache)
-print("positions written: 4, traces:", traces)  # pos is traced, so one program serves them all
+# pos is traced, so one program serves them all
+print("positions written: 4, traces:", traces)
 same = jnp.zeros((6, 3)).at[2].set(jnp.full(3, 9.0))
-print(".at[2].set gives the same as dynamic_update_slice:",
-      jnp.array_equal(same, write_kv(jnp.zeros((6, 3)), jnp.full(3, 9.0), 2)))
+print(
+    ".at[2].set gives the same as dynamic_update_slice:",
+    jnp.array_equal(same, write_kv(jnp.zeros((6, 3)), jnp.full(3, 9.0), 2)),
+)

@@ -9,5 +9,11 @@ residual = residual / residual.sum()  # resample from here after a rejection
 print("accept probability per drafted token:", accept)
 print("resampling distribution after a rejection:", residual)
 
-reject = jnp.sum(q * (1.0 - accept))  # chance that the drafted token is rejected
-print("kept drafts + resampled rejections:", q * accept + reject * residual, " target:", p)
+# chance that the drafted token is rejected
+reject = jnp.sum(q * (1.0 - accept))
+print(
+    "kept drafts + resampled rejections:",
+    q * accept + reject * residual,
+    " target:",
+    p,
+)

@@ -42,7 +42,16 @@ for i in range(200):
         print(f"step {i:3d}: loss {float(value):.4f}")
 
 print("steps counted:", state["count"])
-print("learned w:", [round(float(w), 2) for w in params["w"]], " b:", round(float(params["b"]), 2))
-print("same parameters as optax.adamw after 200 steps:",
-      all(jnp.allclose(a, b, atol=1e-5) for a, b in zip(jax.tree.leaves(params),
-                                                       jax.tree.leaves(ref_params))))
+print(
+    "learned w:",
+    [round(float(w), 2) for w in params["w"]],
+    " b:",
+    round(float(params["b"]), 2),
+)
+print(
+    "same parameters as optax.adamw after 200 steps:",
+    all(
+        jnp.allclose(a, b, atol=1e-5)
+        for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(ref_params))
+    ),
+)

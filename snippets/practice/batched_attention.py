@@ -1,7 +1,10 @@
 import jax
 import jax.numpy as jnp
 
-from practice.vectorization.batched_attention.solution import attention, batched_attention
+from practice.vectorization.batched_attention.solution import (
+    attention,
+    batched_attention,
+)
 
 kq, kk, kv = jax.random.split(jax.random.key(0), 3)
 q = jax.random.normal(kq, (2, 4, 3, 8))  # (B, T, N, H)
@@ -10,8 +13,16 @@ v = jax.random.normal(kv, (2, 4, 3, 8))
 
 out = batched_attention(q, k, v, causal=True)
 print("output shape (B, T, N, H):", out.shape)
-print("matches jax.nn.dot_product_attention:",
-      jnp.allclose(out, jax.nn.dot_product_attention(q, k, v, is_causal=True), atol=1e-5))
-print("position 0 of example 1 copies v[1, 0]:", jnp.allclose(out[1, 0], v[1, 0]))
-print("example 1 equals attention(q[1], k[1], v[1]):",
-      jnp.allclose(out[1], attention(q[1], k[1], v[1], causal=True)))
+print(
+    "matches jax.nn.dot_product_attention:",
+    jnp.allclose(
+        out, jax.nn.dot_product_attention(q, k, v, is_causal=True), atol=1e-5
+    ),
+)
+print(
+    "position 0 of example 1 copies v[1, 0]:", jnp.allclose(out[1, 0], v[1, 0])
+)
+print(
+    "example 1 equals attention(q[1], k[1], v[1]):",
+    jnp.allclose(out[1], attention(q[1], k[1], v[1], causal=True)),
+)

@@ -1,6 +1,10 @@
 import jax.numpy as jnp
 
-from practice.arrays.functional_array_update.solution import scatter_add, set_border, swap_rows
+from practice.arrays.functional_array_update.solution import (
+    scatter_add,
+    set_border,
+    swap_rows,
+)
 
 x = jnp.arange(12.0).reshape(3, 4)
 print("set_border(x, -1):\n", set_border(x, -1.0))

@@ -15,11 +15,24 @@ print("hvp(f, x, v):        ", hvp(f, x, v))
 print("jax.hessian(f)(x) @ v:", jax.hessian(f)(x) @ v)
 
 d = jnp.array([1.0, -5.0, 3.0, 2.0, 0.5])
-quadratic = lambda x: 0.5 * jnp.sum(d * x**2)   # Hessian diag(d)
-print("sharpness of diag(d):", sharpness(quadratic, jnp.ones(5), jax.random.key(0)))
+quadratic = lambda x: 0.5 * jnp.sum(d * x**2)  # Hessian diag(d)
+print(
+    "sharpness of diag(d):",
+    sharpness(quadratic, jnp.ones(5), jax.random.key(0)),
+)
 
 n = 1000
-program = str(jax.make_jaxpr(lambda x, v: hvp(f, x, v))(jnp.ones(n), jnp.ones(n)))
-print(f"an ({n}, {n}) array in the hvp program:        ", f"[{n},{n}]" in program)
-program = str(jax.make_jaxpr(lambda x, v: jax.hessian(f)(x) @ v)(jnp.ones(n), jnp.ones(n)))
-print(f"an ({n}, {n}) array in the jax.hessian program:", f"[{n},{n}]" in program)
+program = str(
+    jax.make_jaxpr(lambda x, v: hvp(f, x, v))(jnp.ones(n), jnp.ones(n))
+)
+print(
+    f"an ({n}, {n}) array in the hvp program:        ", f"[{n},{n}]" in program
+)
+program = str(
+    jax.make_jaxpr(lambda x, v: jax.hessian(f)(x) @ v)(
+        jnp.ones(n), jnp.ones(n)
+    )
+)
+print(
+    f"an ({n}, {n}) array in the jax.hessian program:", f"[{n},{n}]" in program
+)

@@ -1,7 +1,10 @@
 import jax
 import jax.numpy as jnp
 
-from practice.attention.kv_cache_update.solution import init_kv_cache, update_kv_cache
+from practice.attention.kv_cache_update.solution import (
+    init_kv_cache,
+    update_kv_cache,
+)
 
 cache = init_kv_cache(batch=2, max_len=5, num_kv_heads=1, head_dim=2)
 traces = []

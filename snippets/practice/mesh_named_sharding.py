@@ -1,8 +1,12 @@
 import jax
 import jax.numpy as jnp
 
-from practice.sharding.mesh_named_sharding.solution import (logical_to_spec, make_mesh, shard_shape,
-                                                            shard_tree)
+from practice.sharding.mesh_named_sharding.solution import (
+    logical_to_spec,
+    make_mesh,
+    shard_shape,
+    shard_tree,
+)
 
 mesh = make_mesh(4, 2)
 print("mesh:", dict(mesh.shape), "axis types:", mesh.axis_types)
@@ -17,8 +21,11 @@ placed = shard_tree(params, axes, mesh, rules)
 x = shard_tree(batch, {"x": ("batch", "embed")}, mesh, rules)["x"]
 for name, arr in [("w1", placed["w1"]), ("w2", placed["w2"]), ("x", x)]:
     spec = arr.sharding.spec
-    print(f"{name}: shape {arr.shape}, spec {spec}, block {shard_shape(arr.shape, spec, mesh)}, "
-          f"block on device 0 {arr.addressable_shards[0].data.shape}")
+    print(
+        f"{name}: shape {arr.shape}, spec {spec}, block "
+        f"{shard_shape(arr.shape, spec, mesh)}, "
+        f"block on device 0 {arr.addressable_shards[0].data.shape}"
+    )
 
 jax.debug.visualize_array_sharding(placed["w1"])
 

@@ -2,7 +2,10 @@ import jax
 import jax.numpy as jnp
 
 from practice.vectorization.pairwise_distances.solution import (
-    euclidean, pairwise, pairwise_distances)
+    euclidean,
+    pairwise,
+    pairwise_distances,
+)
 
 xs = jnp.array([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])  # (N=3, D=2)
 ys = jnp.array([[0.0, 0.0], [0.0, 4.0]])  # (M=2, D=2)
@@ -23,5 +26,7 @@ def single_where_euclidean(x, y):
 
 x = jnp.array([1.0, 2.0])
 print("naive gradient at x == y:       ", jax.grad(naive_euclidean)(x, x))
-print("single-where gradient at x == y:", jax.grad(single_where_euclidean)(x, x))
+print(
+    "single-where gradient at x == y:", jax.grad(single_where_euclidean)(x, x)
+)
 print("safe gradient at x == y:        ", jax.grad(euclidean)(x, x))

@@ -2,13 +2,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from practice.arrays.prng_key_splitting.solution import dropout, init_mlp, random_walk
+from practice.arrays.prng_key_splitting.solution import (
+    dropout,
+    init_mlp,
+    random_walk,
+)
 
 key = jax.random.key(0)
-same = jnp.array_equal(jax.random.normal(key, (3,)), jax.random.normal(key, (3,)))
-print("one key used twice gives the same numbers:", bool(same))  # and no error by default
+same = jnp.array_equal(
+    jax.random.normal(key, (3,)), jax.random.normal(key, (3,))
+)
+# and no error by default
+print("one key used twice gives the same numbers:", bool(same))
 
-jax.config.update("jax_debug_key_reuse", True)  # from here on, any reuse of a key raises
+# from here on, any reuse of a key raises
+jax.config.update("jax_debug_key_reuse", True)
 
 init_key, drop_key, walk_key = jax.random.split(jax.random.key(0), 3)
 

@@ -2,10 +2,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from practice.jit_scan.static_arguments.solution import normalize_rows, poly_features
+from practice.jit_scan.static_arguments.solution import (
+    normalize_rows,
+    poly_features,
+)
 
-events = []   # JAX reports a "jaxpr_trace_duration" event every time a function is traced
-jax.monitoring.register_event_duration_secs_listener(lambda event, duration, **kw: events.append(event))
+# JAX reports a "jaxpr_trace_duration" event every time a function is traced
+events = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: events.append(event)
+)
 
 
 def traces_during(call):
@@ -17,10 +23,18 @@ def traces_during(call):
 
 x, x_other = jnp.array([0.0, 1.0, 2.0, -3.0]), jnp.array([5.0, 6.0, 7.0, 8.0])
 print("poly_features(x, 3):\n", poly_features(x, 3))
-print("traces, new values, same degree:", traces_during(lambda: poly_features(x_other, 3)))
-print("traces, new degree 1:           ", traces_during(lambda: poly_features(x, 1)))
-print("traces, degree 3 again:         ", traces_during(lambda: poly_features(x, 3)))
-
+print(
+    "traces, new values, same degree:",
+    traces_during(lambda: poly_features(x_other, 3)),
+)
+print(
+    "traces, new degree 1:           ",
+    traces_during(lambda: poly_features(x, 1)),
+)
+print(
+    "traces, degree 3 again:         ",
+    traces_during(lambda: poly_features(x, 3)),
+)
 
 
 def poly_traced_degree(x, degree):
@@ -35,7 +49,12 @@ except jax.errors.ConcretizationTypeError as err:
 
 rows = jnp.array([[3.0, -4.0], [0.0, 0.0]])
 for kind in ["l1", "l2", "max"]:
-    print(f"normalize_rows(rows, {kind!r}):", np.asarray(normalize_rows(rows, kind), dtype=np.float64).round(4).tolist())
+    print(
+        f"normalize_rows(rows, {kind!r}):",
+        np.asarray(normalize_rows(rows, kind), dtype=np.float64)
+        .round(4)
+        .tolist(),
+    )
 try:
     normalize_rows(rows, "l3")
 except ValueError as err:

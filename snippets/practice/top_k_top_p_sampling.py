@@ -2,7 +2,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from practice.decoding.top_k_top_p_sampling.solution import sample, top_k_filter, top_p_filter
+from practice.decoding.top_k_top_p_sampling.solution import (
+    sample,
+    top_k_filter,
+    top_p_filter,
+)
 
 logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
 print("top_k_filter(k=2):  ", top_k_filter(logits, 2))

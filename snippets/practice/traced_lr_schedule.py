@@ -4,9 +4,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import optax
 
-from practice.jit_scan.traced_lr_schedule.solution import warmup_cosine_schedule
+from practice.jit_scan.traced_lr_schedule.solution import (
+    warmup_cosine_schedule,
+)
 
-cfg = dict(init_value=0.0, peak_value=1e-3, warmup_steps=10, decay_steps=100, end_value=1e-4)
+cfg = dict(
+    init_value=0.0,
+    peak_value=1e-3,
+    warmup_steps=10,
+    decay_steps=100,
+    end_value=1e-4,
+)
 schedule = jax.jit(warmup_cosine_schedule(**cfg))
 oracle = optax.warmup_cosine_decay_schedule(**cfg)
 
@@ -14,11 +22,15 @@ for step in [0, 5, 10, 55, 100, 150]:
     print(f"step {step:3d}: lr = {float(schedule(jnp.int32(step))):.6f}")
 
 steps = jnp.arange(120)
-print("matches optax on steps 0..119:", np.allclose(schedule(steps), oracle(steps), rtol=1e-5))
+print(
+    "matches optax on steps 0..119:",
+    np.allclose(schedule(steps), oracle(steps), rtol=1e-5),
+)
 
 
 def python_if_schedule(step):
-    """The same warmup written with a Python if: fine eagerly, not under jit."""
+    """The same warmup written with a Python if: fine eagerly, not under
+    jit."""
     if step < 10:
         return 1e-4 * step
     return 1e-3

@@ -5,7 +5,8 @@ T, d = 4, 8  # sequence length, head dimension
 q, k, v = rng.normal(size=(3, T, d))
 
 scores = q @ k.T / np.sqrt(d)  # (T, T): how well each query matches each key
-causal = np.tril(np.ones((T, T), dtype=bool))  # position i may look at positions <= i
+# position i may look at positions <= i
+causal = np.tril(np.ones((T, T), dtype=bool))
 scores = np.where(causal, scores, -np.inf)
 weights = np.exp(scores - scores.max(axis=1, keepdims=True))
 weights = weights / weights.sum(axis=1, keepdims=True)  # softmax over keys

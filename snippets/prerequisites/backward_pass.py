@@ -7,7 +7,8 @@ w1, w2 = 0.8, -1.1  # two weights
 
 
 def loss(w1, w2):
-    """Squared error of the tiny network w2 * tanh(w1 * x). Scalars -> scalar."""
+    """Squared error of the tiny network w2 * tanh(w1 * x). Scalars ->
+    scalar."""
     return (w2 * jnp.tanh(w1 * x) - t) ** 2
 
 
@@ -22,4 +23,6 @@ dw1 = dh * (1 - h**2) * x  # h = tanh(w1 * x)
 
 auto = jax.grad(loss, argnums=(0, 1))(w1, w2)
 print(f"by hand:  dL/dw1 = {dw1:.5f}, dL/dw2 = {dw2:.5f}")
-print(f"jax.grad: dL/dw1 = {float(auto[0]):.5f}, dL/dw2 = {float(auto[1]):.5f}")
+print(
+    f"jax.grad: dL/dw1 = {float(auto[0]):.5f}, dL/dw2 = {float(auto[1]):.5f}"
+)

@@ -1,5 +1,6 @@
 def make_scaler(factor):
-    """Return a function that multiplies its input by `factor` (captured by the closure)."""
+    """Return a function that multiplies its input by `factor` (captured by the
+    closure)."""
 
     def scale(x):
         return factor * x
@@ -8,7 +9,10 @@ def make_scaler(factor):
 
 
 double = make_scaler(2.0)
-params = {"encoder": {"w": [1.0, 2.0], "b": 0.5}, "head": {"w": [3.0], "b": -1.0}}
+params = {
+    "encoder": {"w": [1.0, 2.0], "b": 0.5},
+    "head": {"w": [3.0], "b": -1.0},
+}
 
 print(double(params["encoder"]["w"][1]))
 print([double(layer["b"]) for layer in params.values()])

@@ -11,4 +11,7 @@ forward = jax.jit(mlp)
 for call in range(1, 4):
     start = time.perf_counter()
     forward(params, x).block_until_ready()
-    print(f"call {call}: {1e3 * (time.perf_counter() - start):7.2f} ms  (measured on the build machine)")
+    print(
+        f"call {call}: {1e3 * (time.perf_counter() - start):7.2f} ms  "
+        "(measured on the build machine)"
+    )

@@ -9,6 +9,14 @@ for dtype in (jnp.float32, jnp.bfloat16, jnp.float16):
     print(f"{jnp.dtype(dtype).name:9} gradient: {float(g):.4g}")
 
 terms = x * (x * w - y) / x.size  # each example's share of dL/dw (float32)
-print(f"largest per-example term: {float(jnp.max(terms)):.2g}"
-      f" | smallest positive float16: {float(jnp.finfo(jnp.float16).smallest_subnormal):.2g}")
-print("terms still nonzero as float16:", int(jnp.sum(terms.astype(jnp.float16) != 0)), "of", x.size)
+print(
+    f"largest per-example term: {float(jnp.max(terms)):.2g}"
+    " | smallest positive float16: "
+    f"{float(jnp.finfo(jnp.float16).smallest_subnormal):.2g}"
+)
+print(
+    "terms still nonzero as float16:",
+    int(jnp.sum(terms.astype(jnp.float16) != 0)),
+    "of",
+    x.size,
+)

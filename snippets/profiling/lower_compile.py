@@ -10,10 +10,10 @@ x = jax.random.normal(jax.random.key(1), (16, 64))
 t0 = time.perf_counter()
 lowered = jax.jit(mlp).lower(params, x)  # trace, emit the program for XLA
 t1 = time.perf_counter()
-compiled = lowered.compile()             # XLA compiles for this shape and dtype
+compiled = lowered.compile()  # XLA compiles for this shape and dtype
 t2 = time.perf_counter()
 for _ in range(100):
-    out = compiled(params, x)            # only runs
+    out = compiled(params, x)  # only runs
 out.block_until_ready()
 t3 = time.perf_counter()
 

@@ -16,7 +16,8 @@ forward(params, x).block_until_ready()  # compile before tracing
 with tempfile.TemporaryDirectory() as log_dir:
     with jax.profiler.trace(log_dir, create_perfetto_trace=True):
         for _ in range(3):
-            with jax.profiler.TraceAnnotation("forward_step"):  # a named span in the timeline
+            # a named span in the timeline
+            with jax.profiler.TraceAnnotation("forward_step"):
                 forward(params, x).block_until_ready()
 
     host = socket.gethostname()
@@ -26,7 +27,12 @@ with tempfile.TemporaryDirectory() as log_dir:
         print(f"{str(shown):45s} {path.stat().st_size / 1024:4.0f} KB")
 
     trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
-    events = json.loads(gzip.decompress(trace_file.read_bytes()))["traceEvents"]
+    events = json.loads(gzip.decompress(trace_file.read_bytes()))[
+        "traceEvents"
+    ]
     names = [event.get("name", "") for event in events]
     print("events named forward_step:", names.count("forward_step"))
-    print("jitted calls seen:", sorted({n for n in names if n.startswith("PjitFunction")}))
+    print(
+        "jitted calls seen:",
+        sorted({n for n in names if n.startswith("PjitFunction")}),
+    )

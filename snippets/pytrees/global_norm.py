@@ -1,4 +1,6 @@
-"""The global norm of a gradient pytree: the L2 norm of all leaves concatenated."""
+"""The global norm of a gradient pytree: the L2 norm of all leaves
+concatenated."""
+
 import jax
 import jax.numpy as jnp
 import optax
@@ -11,7 +13,9 @@ def global_norm(tree):
 
 k1, k2, k3 = jax.random.split(jax.random.key(0), 3)
 grads = {
-    "layers": [{"w": jax.random.normal(k1, (3, 8)), "b": jax.random.normal(k2, (8,))}],
+    "layers": [
+        {"w": jax.random.normal(k1, (3, 8)), "b": jax.random.normal(k2, (8,))}
+    ],
     "head": jax.random.normal(k3, (8,)),
 }
 

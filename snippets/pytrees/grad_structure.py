@@ -1,4 +1,6 @@
-"""grad of a loss over a parameter pytree returns gradients in the same structure."""
+"""grad of a loss over a parameter pytree returns gradients in the same
+structure."""
+
 import jax
 import jax.numpy as jnp
 
@@ -7,7 +9,10 @@ def init(key, sizes):
     """A list of {"w": (d_in, d_out), "b": (d_out,)} dicts, one per layer."""
     keys = jax.random.split(key, len(sizes) - 1)
     return [
-        {"w": jax.random.normal(k, (d_in, d_out)) / jnp.sqrt(d_in), "b": jnp.zeros(d_out)}
+        {
+            "w": jax.random.normal(k, (d_in, d_out)) / jnp.sqrt(d_in),
+            "b": jnp.zeros(d_out),
+        }
         for k, d_in, d_out in zip(keys, sizes[:-1], sizes[1:])
     ]
 
@@ -30,5 +35,8 @@ x = jax.random.normal(key_x, (16, 3))
 y = jnp.sum(x, axis=1, keepdims=True)
 
 grads = jax.grad(loss)(params, x, y)
-print("same structure as params:", jax.tree.structure(grads) == jax.tree.structure(params))
+print(
+    "same structure as params:",
+    jax.tree.structure(grads) == jax.tree.structure(params),
+)
 print("grad shapes:", jax.tree.map(jnp.shape, grads))

@@ -1,4 +1,6 @@
-"""Parameters of a two-layer MLP as a pytree: a dict holding a list of dicts and a tuple."""
+"""Parameters of a two-layer MLP as a pytree: a dict holding a list of dicts
+and a tuple."""
+
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,6 @@
-"""A dataclass registered as a pytree node: its array fields are leaves, static fields are not."""
+"""A dataclass registered as a pytree node: its array fields are leaves, static
+fields are not."""
+
 import dataclasses
 
 import jax
@@ -8,7 +10,8 @@ import jax.numpy as jnp
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
 class Dense:
-    """A dense layer. w: (d_in, d_out), b: (d_out,); activation is static metadata."""
+    """A dense layer. w: (d_in, d_out), b: (d_out,); activation is static
+    metadata."""
 
     w: jax.Array
     b: jax.Array
@@ -25,7 +28,12 @@ print("leaves:", [leaf.shape for leaf in jax.tree.leaves(layer)])
 print("structure:", jax.tree.structure(layer))
 
 doubled = jax.tree.map(lambda p: 2 * p, layer)
-print("tree.map returns a", type(doubled).__name__, "with activation", repr(doubled.activation))
+print(
+    "tree.map returns a",
+    type(doubled).__name__,
+    "with activation",
+    repr(doubled.activation),
+)
 
 
 def loss(layer, x):
@@ -35,4 +43,11 @@ def loss(layer, x):
 
 x = jnp.ones((5, 3))
 g = jax.jit(jax.grad(loss))(layer, x)
-print("grad is a", type(g).__name__, "with activation", repr(g.activation), "| g.b:", g.b)
+print(
+    "grad is a",
+    type(g).__name__,
+    "with activation",
+    repr(g.activation),
+    "| g.b:",
+    g.b,
+)

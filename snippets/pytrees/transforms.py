@@ -1,4 +1,6 @@
-"""jit and vmap accept and return pytrees; vmap's in_axes can be a pytree prefix."""
+"""jit and vmap accept and return pytrees; vmap's in_axes can be a pytree
+prefix."""
+
 import jax
 import jax.numpy as jnp
 
@@ -11,16 +13,23 @@ def stats(batch):
     return {"mean": jnp.sum(batch["x"] * m, axis=0) / count, "count": count}
 
 
-batch = {"x": jnp.arange(12.0).reshape(4, 3), "mask": jnp.array([1.0, 1.0, 0.0, 1.0])}
+batch = {
+    "x": jnp.arange(12.0).reshape(4, 3),
+    "mask": jnp.array([1.0, 1.0, 0.0, 1.0]),
+}
 print("jit output:", stats(batch))
 
 
 def score(params, example):
-    """params: {"w": (d,), "b": ()}, example: {"x": (d,), "weight": ()} -> scalar."""
+    """params: {"w": (d,), "b": ()}, example: {"x": (d,), "weight": ()} ->
+    scalar."""
     return example["weight"] * (example["x"] @ params["w"] + params["b"])
 
 
 params = {"w": jnp.ones(3), "b": jnp.float32(0.5)}
-examples = {"x": jnp.arange(12.0).reshape(4, 3), "weight": jnp.array([1.0, 1.0, 0.0, 2.0])}
+examples = {
+    "x": jnp.arange(12.0).reshape(4, 3),
+    "weight": jnp.array([1.0, 1.0, 0.0, 2.0]),
+}
 # params shared (None), every leaf of `examples` mapped over axis 0.
 print("vmap output:", jax.vmap(score, in_axes=(None, 0))(params, examples))

@@ -1,4 +1,6 @@
-"""jax.tree.map applies a function leaf by leaf and returns a tree of the same structure."""
+"""jax.tree.map applies a function leaf by leaf and returns a tree of the same
+structure."""
+
 import jax
 import jax.numpy as jnp
 

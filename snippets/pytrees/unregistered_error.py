@@ -19,5 +19,10 @@ def loss(layer, x):
 
 layer = Dense(w=jnp.ones((3, 2)), b=jnp.zeros(2))
 leaves = jax.tree.leaves(layer)
-print("number of leaves:", len(leaves), "| the leaf is a", type(leaves[0]).__name__)
+print(
+    "number of leaves:",
+    len(leaves),
+    "| the leaf is a",
+    type(leaves[0]).__name__,
+)
 jax.grad(loss)(layer, jnp.ones((5, 3)))

@@ -4,15 +4,27 @@ root = jax.random.key(0)
 
 
 def dropout_key(step, layer):
-    """A key for one layer at one training step, derived from the root key only."""
+    """A key for one layer at one training step, derived from the root key
+    only."""
     return jax.random.fold_in(jax.random.fold_in(root, step), layer)
 
 
 print("step 7, layer 2:", jax.random.uniform(dropout_key(7, 2), (3,)))
-print("step 7, layer 2:", jax.random.uniform(dropout_key(7, 2), (3,)), "(again: same)")
+print(
+    "step 7, layer 2:",
+    jax.random.uniform(dropout_key(7, 2), (3,)),
+    "(again: same)",
+)
 print("step 8, layer 2:", jax.random.uniform(dropout_key(8, 2), (3,)))
 
 # fold_in(key, i) and split(key, n)[i] derive the same key here
-same = [bool((jax.random.key_data(jax.random.fold_in(root, i))
-              == jax.random.key_data(jax.random.split(root, 4)[i])).all()) for i in range(4)]
+same = [
+    bool(
+        (
+            jax.random.key_data(jax.random.fold_in(root, i))
+            == jax.random.key_data(jax.random.split(root, 4)[i])
+        ).all()
+    )
+    for i in range(4)
+]
 print("fold_in(root, i) == split(root, 4)[i]:", same)

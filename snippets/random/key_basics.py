@@ -4,8 +4,11 @@ key = jax.random.key(0)  # a typed key: a scalar of a special key dtype
 print("typed key:  shape", key.shape, " dtype", key.dtype)
 print("its raw bits:", jax.random.key_data(key))
 
-old = jax.random.PRNGKey(0)  # legacy: a plain uint32 array holding the same bits
+# legacy: a plain uint32 array holding the same bits
+old = jax.random.PRNGKey(0)
 print("legacy key: shape", old.shape, " dtype", old.dtype, " value", old)
 
-print("same draws:", jax.random.normal(key, (3,)), jax.random.normal(old, (3,)))
+print(
+    "same draws:", jax.random.normal(key, (3,)), jax.random.normal(old, (3,))
+)
 print("wrap legacy -> typed:", jax.random.wrap_key_data(old).dtype)

@@ -16,6 +16,7 @@ print("view 2:", view_2)
 print("identical:", jnp.array_equal(view_1, view_2))
 
 w1 = jax.random.normal(key, (3,))  # layer 1 init
-w2 = jax.random.normal(key, (5,))  # layer 2 init: a longer draw from the same key
+# layer 2 init: a longer draw from the same key
+w2 = jax.random.normal(key, (5,))
 print("w1:", w1)
 print("w2:", w2, "<- overlaps with w1?", jnp.allclose(w1, w2[:3]))

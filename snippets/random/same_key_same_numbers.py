@@ -3,7 +3,8 @@ import jax
 key = jax.random.key(42)
 a = jax.random.uniform(key, (4,))
 b = jax.random.uniform(key, (4,))
-c = jax.random.uniform(jax.random.key(42), (4,))  # a fresh key from the same seed
+# a fresh key from the same seed
+c = jax.random.uniform(jax.random.key(42), (4,))
 print("a:", a)
 print("b:", b)
 print("c:", c)

@@ -8,7 +8,8 @@ def add_noise(x, key, scale=0.1):
 
 
 key = jax.random.key(0)
-key, k1, k2 = jax.random.split(key, 3)  # keep one key for later, consume the others
+# keep one key for later, consume the others
+key, k1, k2 = jax.random.split(key, 3)
 x = jnp.zeros(5)
 view_1, view_2 = add_noise(x, k1), add_noise(x, k2)
 print("view 1:", view_1)

@@ -1,4 +1,5 @@
 """A linear regression problem shared by the data-parallel snippets."""
+
 import jax
 import jax.numpy as jnp
 
@@ -12,6 +13,7 @@ def make_data(key, n=64, d=4):
 
 
 def loss(params, x, y):
-    """Mean squared error. params: {"w": (d,), "b": ()}, x: (n, d), y: (n,) -> scalar."""
+    """Mean squared error. params: {"w": (d,), "b": ()}, x: (n, d), y: (n,) ->
+    scalar."""
     pred = x @ params["w"] + params["b"]
     return jnp.mean((pred - y) ** 2)

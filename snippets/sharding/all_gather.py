@@ -15,7 +15,9 @@ def gather(block):
 
 
 # out_specs=P("i") stacks the 8 per-device results: row k is device k's copy.
-copies = jax.jit(jax.shard_map(gather, mesh=mesh, in_specs=P("i"), out_specs=P("i")))(x)
+copies = jax.jit(
+    jax.shard_map(gather, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+)(x)
 print("copies:", jax.typeof(copies))
 for shard in copies.addressable_shards[:2]:
     print(f"{shard.device} holds:", shard.data[0])

@@ -4,9 +4,12 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("data",))
 kx, kw = jax.random.split(jax.random.key(0))
-x = jax.device_put(jax.random.normal(kx, (64, 16)), NamedSharding(mesh, P("data")))
+x = jax.device_put(
+    jax.random.normal(kx, (64, 16)), NamedSharding(mesh, P("data"))
+)
 y = jax.device_put(jnp.ones(64), NamedSharding(mesh, P("data")))
-w = jax.device_put(jax.random.normal(kw, (16,)), NamedSharding(mesh, P()))  # replicated
+# replicated
+w = jax.device_put(jax.random.normal(kw, (16,)), NamedSharding(mesh, P()))
 
 
 def predict(w, x):
@@ -19,13 +22,23 @@ def loss(w, x, y):
     return jnp.mean((predict(w, x) - y) ** 2)
 
 
-COLLECTIVES = ("all-reduce(", "all-gather(", "reduce-scatter(", "collective-permute(", "all-to-all(")
+COLLECTIVES = (
+    "all-reduce(",
+    "all-gather(",
+    "reduce-scatter(",
+    "collective-permute(",
+    "all-to-all(",
+)
 
-for name, fn, args in [("predict", predict, (w, x)),
-                       ("loss", loss, (w, x, y)),
-                       ("grad(loss)", jax.grad(loss), (w, x, y))]:
+for name, fn, args in [
+    ("predict", predict, (w, x)),
+    ("loss", loss, (w, x, y)),
+    ("grad(loss)", jax.grad(loss), (w, x, y)),
+]:
     hlo = jax.jit(fn).lower(*args).compile().as_text()
-    lines = [l.strip() for l in hlo.splitlines() if any(c in l for c in COLLECTIVES)]
+    lines = [
+        l.strip() for l in hlo.splitlines() if any(c in l for c in COLLECTIVES)
+    ]
     print(f"{name}: {len(lines)} collective op(s)")
     for line in lines:
         print("   ", line.split(", channel_id")[0])

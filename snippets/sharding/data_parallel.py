@@ -21,17 +21,27 @@ def step(params, x, y):
 def dp_step(params, x, y):
     """Per-device SGD step. params: replicated, x: (64/8, d), y: (64/8,)."""
     local = lax.pcast(params, "data", to="varying")  # this device's own copy
-    grads = jax.grad(loss)(local, x, y)               # gradient of the local 8 examples
-    grads = lax.pmean(grads, "data")                  # average the 8 gradients
+    grads = jax.grad(loss)(local, x, y)  # gradient of the local 8 examples
+    grads = lax.pmean(grads, "data")  # average the 8 gradients
     return jax.tree.map(lambda p, g: p - LR * g, params, grads)
 
 
-dp_step = jax.jit(jax.shard_map(dp_step, mesh=mesh,
-                                in_specs=(P(), P("data"), P("data")), out_specs=P()))
+dp_step = jax.jit(
+    jax.shard_map(
+        dp_step, mesh=mesh, in_specs=(P(), P("data"), P("data")), out_specs=P()
+    )
+)
 
 batch = NamedSharding(mesh, P("data"))
 new_dp = dp_step(params, jax.device_put(x, batch), jax.device_put(y, batch))
 new_ref = step(params, x, y)
 print("data parallel w:", new_dp["w"], "b:", new_dp["b"])
 print("one device    w:", new_ref["w"], "b:", new_ref["b"])
-print("max difference:", max(jax.tree.leaves(jax.tree.map(lambda a, b: jnp.max(jnp.abs(a - b)), new_dp, new_ref))))
+print(
+    "max difference:",
+    max(
+        jax.tree.leaves(
+            jax.tree.map(lambda a, b: jnp.max(jnp.abs(a - b)), new_dp, new_ref)
+        )
+    ),
+)

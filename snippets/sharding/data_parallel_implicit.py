@@ -14,7 +14,8 @@ g_full = jax.jit(jax.grad(loss))(params, x, y)
 
 
 def grads_no_pcast(params, x, y):
-    """grad of replicated params, no collective written: JAX sums it over the devices."""
+    """grad of replicated params, no collective written: JAX sums it over the
+    devices."""
     return jax.grad(loss)(params, x, y)
 
 
@@ -24,13 +25,21 @@ def grads_no_pcast_pmean(params, x, y):
 
 
 def grads_no_pcast_divided(params, x, y):
-    """The automatic sum divided by the number of devices: the full-batch gradient."""
+    """The automatic sum divided by the number of devices: the full-batch
+    gradient."""
     n = lax.axis_size("data")
     return jax.tree.map(lambda g: g / n, jax.grad(loss)(params, x, y))
 
 
 for fn in (grads_no_pcast, grads_no_pcast_pmean, grads_no_pcast_divided):
-    g = jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=(P(), P("data"), P("data")),
-                              out_specs=P()))(params, x_sharded, y_sharded)
-    print(f"{fn.__name__:22s} w / full-batch w:", jnp.round(g["w"] / g_full["w"], 4),
-          " b / full-batch b:", jnp.round(g["b"] / g_full["b"], 4))
+    g = jax.jit(
+        jax.shard_map(
+            fn, mesh=mesh, in_specs=(P(), P("data"), P("data")), out_specs=P()
+        )
+    )(params, x_sharded, y_sharded)
+    print(
+        f"{fn.__name__:22s} w / full-batch w:",
+        jnp.round(g["w"] / g_full["w"], 4),
+        " b / full-batch b:",
+        jnp.round(g["b"] / g_full["b"], 4),
+    )

@@ -13,5 +13,8 @@ print("type:", jax.typeof(xs))
 print("same values:", bool(jnp.array_equal(xs, x)))
 for shard in xs.addressable_shards[:3]:
     rows, cols = shard.index
-    print(f"{shard.device}: rows {rows.start}:{rows.stop}, cols {cols.start}:{cols.stop}",
-          shard.data.tolist())
+    print(
+        f"{shard.device}: rows {rows.start}:{rows.stop}, cols "
+        f"{cols.start}:{cols.stop}",
+        shard.data.tolist(),
+    )

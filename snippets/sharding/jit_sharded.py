@@ -22,5 +22,14 @@ def total(x):
 print("input:   ", jax.typeof(xs))
 print("scale(x):", jax.typeof(scale(xs)))
 t = total(xs)
-print("total(x):", jax.typeof(t), t, "| spec", t.sharding.spec, "| copies on", len(t.sharding.device_set), "devices")
+print(
+    "total(x):",
+    jax.typeof(t),
+    t,
+    "| spec",
+    t.sharding.spec,
+    "| copies on",
+    len(t.sharding.device_set),
+    "devices",
+)
 print("unsharded total:", total(x))

@@ -11,8 +11,9 @@ x = jax.random.normal(kx, (4, 16))
 
 
 def mlp_block(x, w1_cols, w2_rows):
-    """Per device: x (batch, d), w1_cols (d, 4d / 8), w2_rows (4d / 8, d) -> (batch, d)."""
-    h = jnp.tanh(x @ w1_cols)              # this device's 8 hidden units, no communication
+    """Per device: x (batch, d), w1_cols (d, 4d / 8), w2_rows (4d / 8, d) ->
+    (batch, d)."""
+    h = jnp.tanh(x @ w1_cols)  # this device's 8 hidden units, no communication
     return lax.psum(h @ w2_rows, "model")  # the only collective in the block
 
 
@@ -21,7 +22,16 @@ def put(a, spec):
     return jax.device_put(a, NamedSharding(mesh, spec))
 
 
-block = jax.jit(jax.shard_map(mlp_block, mesh=mesh, in_specs=(P(), P(None, "model"), P("model", None)),
-                              out_specs=P()))
+block = jax.jit(
+    jax.shard_map(
+        mlp_block,
+        mesh=mesh,
+        in_specs=(P(), P(None, "model"), P("model", None)),
+        out_specs=P(),
+    )
+)
 y = block(put(x, P()), put(w1, P(None, "model")), put(w2, P("model", None)))
-print("matches tanh(x @ w1) @ w2:", bool(jnp.allclose(y, jnp.tanh(x @ w1) @ w2, atol=1e-5)))
+print(
+    "matches tanh(x @ w1) @ w2:",
+    bool(jnp.allclose(y, jnp.tanh(x @ w1) @ w2, atol=1e-5)),
+)

@@ -1,4 +1,6 @@
-"""The same model trained with optax.adamw and with optax.sgd(momentum=0.9); loss curves compared."""
+"""The same model trained with optax.adamw and with optax.sgd(momentum=0.9);
+loss curves compared."""
+
 import jax
 import matplotlib.pyplot as plt
 import optax
@@ -7,13 +9,16 @@ from snippets.training._model import init_params, loss_fn, make_data
 
 
 def train(optimizer, params, x, y, steps):
-    """Full-batch training with an Optax optimizer. Returns (final params, list of losses)."""
+    """Full-batch training with an Optax optimizer. Returns (final params, list
+    of losses)."""
 
     @jax.jit
     def step(params, opt_state):
-        """One full-batch step -> (new params, new optimizer state, loss before the step)."""
+        """One full-batch step -> (new params, new optimizer state, loss before
+        the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        updates, opt_state = optimizer.update(grads, opt_state, params)  # adamw needs params
+        # adamw needs params
+        updates, opt_state = optimizer.update(grads, opt_state, params)
         return optax.apply_updates(params, updates), opt_state, loss
 
     opt_state = optimizer.init(params)
@@ -30,12 +35,17 @@ params = init_params(key_params)
 
 runs = {
     "sgd, momentum 0.9 (lr 0.05)": optax.sgd(learning_rate=0.05, momentum=0.9),
-    "adamw (lr 0.01, wd 1e-4)": optax.adamw(learning_rate=0.01, weight_decay=1e-4),
+    "adamw (lr 0.01, wd 1e-4)": optax.adamw(
+        learning_rate=0.01, weight_decay=1e-4
+    ),
 }
 curves = {}
 for name, optimizer in runs.items():
     final, curves[name] = train(optimizer, params, x, y, steps=300)
-    print(f"{name:28s} loss after 300 steps: {loss_fn(final, x, y):.4f}, min: {min(curves[name]):.4f}")
+    print(
+        f"{name:28s} loss after 300 steps: {loss_fn(final, x, y):.4f}, min: "
+        f"{min(curves[name]):.4f}"
+    )
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for name, losses in curves.items():

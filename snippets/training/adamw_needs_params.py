@@ -8,4 +8,5 @@ grads = {"w": jnp.full(3, 0.1)}
 optimizer = optax.adamw(learning_rate=0.01, weight_decay=1e-4)
 state = optimizer.init(params)
 
-optimizer.update(grads, state)  # params not passed: weight decay has nothing to decay
+# params not passed: weight decay has nothing to decay
+optimizer.update(grads, state)

@@ -1,4 +1,6 @@
-"""Gradient accumulation: sum micro-batch gradients with lax.scan, compare with the full batch."""
+"""Gradient accumulation: sum micro-batch gradients with lax.scan, compare with
+the full batch."""
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -8,7 +10,8 @@ from snippets.training._model import init_params, loss_fn, make_data
 
 @jax.jit
 def accumulated_grad(params, x, y):
-    """x: (m, b, 1), y: (m, b, 1): m micro-batches of b examples -> (mean loss, mean grads)."""
+    """x: (m, b, 1), y: (m, b, 1): m micro-batches of b examples -> (mean loss,
+    mean grads)."""
 
     def body(carry, batch):
         """Add one micro-batch's loss and gradients to the running sums."""
@@ -26,12 +29,23 @@ key_data, key_params = jax.random.split(jax.random.key(0))
 x, y = make_data(key_data)  # 256 examples
 params = init_params(key_params)
 
-micro_x, micro_y = x.reshape(8, 32, 1), y.reshape(8, 32, 1)  # 8 micro-batches of 32
+# 8 micro-batches of 32
+micro_x, micro_y = (x.reshape(8, 32, 1), y.reshape(8, 32, 1))
 loss_acc, grads_acc = accumulated_grad(params, micro_x, micro_y)
 loss_full, grads_full = jax.value_and_grad(loss_fn)(params, x, y)
 
-print("micro-batches:", micro_x.shape, "| grads structure:", jax.tree.structure(grads_acc))
+print(
+    "micro-batches:",
+    micro_x.shape,
+    "| grads structure:",
+    jax.tree.structure(grads_acc),
+)
 print(f"loss: accumulated {loss_acc:.6f}, full batch {loss_full:.6f}")
-print("grads allclose:", all(jax.tree.leaves(jax.tree.map(jnp.allclose, grads_acc, grads_full))))
-diff = jax.tree.map(lambda a, b: float(jnp.max(jnp.abs(a - b))), grads_acc, grads_full)
+print(
+    "grads allclose:",
+    all(jax.tree.leaves(jax.tree.map(jnp.allclose, grads_acc, grads_full))),
+)
+diff = jax.tree.map(
+    lambda a, b: float(jnp.max(jnp.abs(a - b))), grads_acc, grads_full
+)
 print("max |difference| per leaf:", jax.tree.map(lambda d: f"{d:.1e}", diff))

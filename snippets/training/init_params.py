@@ -1,4 +1,5 @@
 """Data and parameters, each from its own key."""
+
 import jax
 import jax.numpy as jnp
 
@@ -11,4 +12,9 @@ params = init_params(key_params)
 print("x:", x.shape, "y:", y.shape)
 print("param shapes:", jax.tree.map(jnp.shape, params))
 print("initial loss:", loss_fn(params, x, y))
-print("same key, same params:", jax.tree.all(jax.tree.map(jnp.array_equal, params, init_params(key_params))))
+print(
+    "same key, same params:",
+    jax.tree.all(
+        jax.tree.map(jnp.array_equal, params, init_params(key_params))
+    ),
+)

@@ -1,4 +1,6 @@
-"""SGD with momentum by hand: an init/update pair of pure functions on pytrees, then a jitted step."""
+"""SGD with momentum by hand: an init/update pair of pure functions on pytrees,
+then a jitted step."""
+
 import jax
 import jax.numpy as jnp
 
@@ -26,7 +28,8 @@ opt_init, opt_update = sgd_momentum(lr=0.05, momentum=0.9)
 
 @jax.jit
 def train_step(params, opt_state, x, y):
-    """One step: loss and grads in one pass, then the optimizer. Returns (params, opt_state, loss)."""
+    """One step: loss and grads in one pass, then the optimizer. Returns
+    (params, opt_state, loss)."""
     loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
     updates, opt_state = opt_update(grads, opt_state, params)
     params = jax.tree.map(lambda p, u: p + u, params, updates)
@@ -39,6 +42,7 @@ params = init_params(key_params)
 opt_state = opt_init(params)
 
 for step in range(300):
-    params, opt_state, loss = train_step(params, opt_state, x, y)  # rebind: nothing is mutated
+    # rebind: nothing is mutated
+    params, opt_state, loss = train_step(params, opt_state, x, y)
     if step % 50 == 0 or step == 299:
         print(f"step {step:3d}  loss {loss:.4f}")

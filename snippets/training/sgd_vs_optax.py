@@ -1,4 +1,6 @@
-"""The hand-written SGD-momentum pair next to optax.sgd(lr, momentum=...), step for step."""
+"""The hand-written SGD-momentum pair next to optax.sgd(lr, momentum=...), step
+for step."""
+
 import jax
 import jax.numpy as jnp
 import optax
@@ -26,7 +28,8 @@ def make_step(update):
 
     @jax.jit
     def step(params, opt_state, x, y):
-        """One full-batch step -> (new params, new optimizer state, loss before the step)."""
+        """One full-batch step -> (new params, new optimizer state, loss before
+        the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, opt_state = update(grads, opt_state, params)
         return optax.apply_updates(params, updates), opt_state, loss
@@ -36,8 +39,11 @@ def make_step(update):
 
 @jax.jit
 def max_abs_diff(a, b):
-    """Largest elementwise |a - b| over two pytrees of the same structure -> scalar."""
-    return jax.tree.reduce(jnp.maximum, jax.tree.map(lambda u, v: jnp.max(jnp.abs(u - v)), a, b))
+    """Largest elementwise |a - b| over two pytrees of the same structure ->
+    scalar."""
+    return jax.tree.reduce(
+        jnp.maximum, jax.tree.map(lambda u, v: jnp.max(jnp.abs(u - v)), a, b)
+    )
 
 
 mine = sgd_momentum(lr=0.05, momentum=0.9)
@@ -56,6 +62,12 @@ for step in range(300):
     params_b, state_b, loss_b = step_b(params_b, state_b, x, y)
     diffs.append(max_abs_diff(params_a, params_b))
     if step < 3:
-        print(f"step {step}: loss {loss_a:.6f} vs {loss_b:.6f}, max |params diff| {diffs[-1]:.1e}")
+        print(
+            f"step {step}: loss {loss_a:.6f} vs {loss_b:.6f}, max |params "
+            f"diff| {diffs[-1]:.1e}"
+        )
 print(f"largest params difference over 300 steps: {max(diffs):.1e}")
-print("final params allclose:", all(jax.tree.leaves(jax.tree.map(jnp.allclose, params_a, params_b))))
+print(
+    "final params allclose:",
+    all(jax.tree.leaves(jax.tree.map(jnp.allclose, params_a, params_b))),
+)

@@ -15,9 +15,13 @@ q = jax.random.normal(kq, (batch, seq, heads, head_dim))  # layout (B, T, N, H)
 k = jax.random.normal(kk, (batch, seq, heads, head_dim))
 v = jax.random.normal(kv, (batch, seq, heads, head_dim))
 
-over_heads = jax.vmap(attention, in_axes=1, out_axes=1)  # (T, N, H) -> (T, N, H)
-over_batch = jax.vmap(over_heads, in_axes=0, out_axes=0)  # (B, T, N, H) -> (B, T, N, H)
+# (T, N, H) -> (T, N, H)
+over_heads = jax.vmap(attention, in_axes=1, out_axes=1)
+# (B, T, N, H) -> (B, T, N, H)
+over_batch = jax.vmap(over_heads, in_axes=0, out_axes=0)
 out = over_batch(q, k, v)
 print("output shape:", out.shape)
-print("matches jax.nn.dot_product_attention:",
-      jnp.allclose(out, jax.nn.dot_product_attention(q, k, v), atol=1e-5))
+print(
+    "matches jax.nn.dot_product_attention:",
+    jnp.allclose(out, jax.nn.dot_product_attention(q, k, v), atol=1e-5),
+)

@@ -3,14 +3,18 @@ import jax.numpy as jnp
 
 
 def predict(params, x):
-    """A linear model for ONE example. params: {"w": (d,), "b": ()}, x: (d,) -> scalar."""
+    """A linear model for ONE example. params: {"w": (d,), "b": ()}, x: (d,) ->
+    scalar."""
     return x @ params["w"] + params["b"]
 
 
 n_models, d = 4, 3
 kw, kx = jax.random.split(jax.random.key(0))
-ensemble = {"w": jax.random.normal(kw, (n_models, d)),  # every leaf has a leading axis of 4
-            "b": jnp.arange(n_models, dtype=jnp.float32)}
+ensemble = {
+    # every leaf has a leading axis of 4
+    "w": jax.random.normal(kw, (n_models, d)),
+    "b": jnp.arange(n_models, dtype=jnp.float32),
+}
 x = jax.random.normal(kx, (d,))  # one input
 
 # map over the models (axis 0 of every leaf); None: the same x for all of them
@@ -19,5 +23,7 @@ print("one prediction per model:", per_model.shape, per_model)
 print("ensemble mean:", per_model.mean())
 
 xs = jax.random.normal(kx, (5, d))  # now a batch of inputs too
-grid = jax.vmap(jax.vmap(predict, in_axes=(None, 0)), in_axes=(0, None))(ensemble, xs)
+grid = jax.vmap(jax.vmap(predict, in_axes=(None, 0)), in_axes=(0, None))(
+    ensemble, xs
+)
 print("models x examples:", grid.shape)

@@ -9,7 +9,8 @@ def distance(a, b):
 
 def pairwise(xs, ys):
     """All distances. xs: (n, d), ys: (m, d) -> (n, m)."""
-    one_vs_all = jax.vmap(distance, in_axes=(None, 0))  # a: (d,), ys: (m, d) -> (m,)
+    # a: (d,), ys: (m, d) -> (m,)
+    one_vs_all = jax.vmap(distance, in_axes=(None, 0))
     return jax.vmap(one_vs_all, in_axes=(0, None))(xs, ys)  # -> (n, m)
 
 

@@ -3,7 +3,8 @@ import jax.numpy as jnp
 
 
 def predict(w, b, x):
-    """A linear layer with tanh for ONE example. w: (d, k), b: (k,), x: (d,) -> (k,)."""
+    """A linear layer with tanh for ONE example. w: (d, k), b: (k,), x: (d,) ->
+    (k,)."""
     return jnp.tanh(x @ w + b)
 
 

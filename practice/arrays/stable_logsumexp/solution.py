@@ -1,13 +1,19 @@
 """Stable Log-Sum-Exp: reference solution."""
+
 import jax
 import jax.numpy as jnp
 
 
-def logsumexp(x: jax.Array, axis: int | tuple[int, ...] | None = None,
-              keepdims: bool = False) -> jax.Array:
-    """x: float array -> log(sum(exp(x))) over ``axis``; shape as jnp.sum(x, axis, keepdims=keepdims)."""
+def logsumexp(
+    x: jax.Array,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> jax.Array:
+    """x: float array -> log(sum(exp(x))) over ``axis``; shape as jnp.sum(x,
+    axis, keepdims=keepdims)."""
     m = jnp.max(x, axis=axis, keepdims=True)
-    # An all -inf slice has m = -inf and x - m = nan; shift it by 0 instead (its sum is then 0).
+    # An all -inf slice has m = -inf and x - m = nan; shift it by 0 instead
+    # (its sum is then 0).
     m = jnp.where(jnp.isfinite(m), m, 0.0)
     # The shift cancels mathematically, so its gradient is not needed.
     m = jax.lax.stop_gradient(m)

@@ -1,11 +1,12 @@
 """Paged KV Cache Gather.
 
-A paged KV cache (as in vLLM's PagedAttention) stores keys or values in a shared pool of
-fixed-size pages instead of one long buffer per sequence. A block table maps each sequence's
-logical blocks to physical pages, so memory is handed out a page at a time and sequences can
-share pages. Here you write a token into its page and gather a sequence's pages back into a
-contiguous cache.
+A paged KV cache (as in vLLM's PagedAttention) stores keys or values in a
+shared pool of fixed-size pages instead of one long buffer per sequence. A
+block table maps each sequence's logical blocks to physical pages, so memory is
+handed out a page at a time and sequences can share pages. Here you write a
+token into its page and gather a sequence's pages back into a contiguous cache.
 """
+
 import jax
 import jax.numpy as jnp
 
@@ -13,24 +14,34 @@ import jax.numpy as jnp
 def gather_pages(pages: jax.Array, block_table: jax.Array) -> jax.Array:
     """Assemble each sequence's contiguous cache from the page pool.
 
-    pages: (num_pages, P, K, H), the pool; P is the page size (tokens per page).
-    block_table: (B, M) int32; block_table[b, j] is the page holding logical positions
-    j * P ... (j + 1) * P - 1 of sequence b (0 <= block_table[b, j] < num_pages).
-    Returns (B, M * P, K, H) where out[b, t] = pages[block_table[b, t // P], t % P].
-    No Python loops over B or M; works under ``jax.jit`` with a traced block table.
+    pages: (num_pages, P, K, H), the pool; P is the page size (tokens per
+    page). block_table: (B, M) int32; block_table[b, j] is the page holding
+    logical positions j * P ... (j + 1) * P - 1 of sequence b (0 <=
+    block_table[b, j] < num_pages). Returns (B, M * P, K, H) where out[b, t] =
+    pages[block_table[b, t // P], t % P]. No Python loops over B or M; works
+    under ``jax.jit`` with a traced block table.
     """
-    raise NotImplementedError("gather_pages: index the pool with the block table, then reshape")
+    raise NotImplementedError(
+        "gather_pages: index the pool with the block table, then reshape"
+    )
 
 
-def write_token(pages: jax.Array, block_table: jax.Array, positions: jax.Array,
-                kv: jax.Array) -> jax.Array:
+def write_token(
+    pages: jax.Array,
+    block_table: jax.Array,
+    positions: jax.Array,
+    kv: jax.Array,
+) -> jax.Array:
     """Write one new token per sequence into its page; return the new pool.
 
-    pages: (num_pages, P, K, H); block_table: (B, M) int32; positions: (B,) int32 logical
-    position of the new token of each sequence (0 <= positions[b] < M * P);
-    kv: (B, K, H) the token's keys (or values).
-    Sets pages[block_table[b, positions[b] // P], positions[b] % P] = kv[b] for every b; the
-    targets of different sequences are distinct. Every other entry is unchanged, the input pool
-    is not modified. Works under ``jax.jit`` with traced positions and block table.
+    pages: (num_pages, P, K, H); block_table: (B, M) int32; positions: (B,)
+    int32 logical position of the new token of each sequence (0 <= positions[b]
+    < M * P); kv: (B, K, H) the token's keys (or values).
+    Sets pages[block_table[b, positions[b] // P], positions[b] % P] = kv[b] for
+    every b; the targets of different sequences are distinct. Every other entry
+    is unchanged, the input pool is not modified. Works under ``jax.jit`` with
+    traced positions and block table.
     """
-    raise NotImplementedError("write_token: page and slot from the position, then .at[...].set")
+    raise NotImplementedError(
+        "write_token: page and slot from the position, then .at[...].set"
+    )

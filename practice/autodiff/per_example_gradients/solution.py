@@ -1,4 +1,5 @@
 """Per-Example Gradients with vmap: reference solution."""
+
 from collections.abc import Callable
 
 import jax
@@ -6,19 +7,26 @@ import jax.numpy as jnp
 
 
 def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
-    """xs: (B, ...), ys: (B, ...) -> pytree like params, every leaf with a leading B axis."""
+    """xs: (B, ...), ys: (B, ...) -> pytree like params, every leaf with a
+    leading B axis."""
     return jax.vmap(jax.grad(loss_fn), in_axes=(None, 0, 0))(params, xs, ys)
 
 
 def global_norms(grads) -> jax.Array:
-    """Pytree of (B, ...) leaves -> (B,) L2 norm of each example's gradient over all leaves."""
-    squares = [jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1) for g in jax.tree.leaves(grads)]
+    """Pytree of (B, ...) leaves -> (B,) L2 norm of each example's gradient
+    over all leaves."""
+    squares = [
+        jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1)
+        for g in jax.tree.leaves(grads)
+    ]
     return jnp.sqrt(sum(squares))
 
 
-def clipped_mean_grad(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array,
-                      max_norm: float):
-    """-> pytree like params: the mean of per-example gradients clipped to norm <= max_norm."""
+def clipped_mean_grad(
+    loss_fn: Callable, params, xs: jax.Array, ys: jax.Array, max_norm: float
+):
+    """-> pytree like params: the mean of per-example gradients clipped to norm
+    <= max_norm."""
     grads = per_example_grads(loss_fn, params, xs, ys)
     norms = global_norms(grads)
     # min(1, max_norm / n) written so that n = 0 gives 1, not inf or nan.

@@ -1,4 +1,5 @@
 """Value and Grad of a Loss: reference solution."""
+
 import jax
 import jax.numpy as jnp
 
@@ -15,21 +16,29 @@ def logistic_loss(params: dict, x: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.mean(jax.nn.softplus(z) - y * z)
 
 
-def loss_with_accuracy(params: dict, x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """-> (loss, accuracy): the loss to differentiate and a metric carried along as aux."""
+def loss_with_accuracy(
+    params: dict, x: jax.Array, y: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """-> (loss, accuracy): the loss to differentiate and a metric carried
+    along as aux."""
     z = logits(params, x)
     loss = jnp.mean(jax.nn.softplus(z) - y * z)
     accuracy = jnp.mean((z > 0) == (y == 1)).astype(jnp.float32)
     return loss, accuracy
 
 
-def loss_and_grad(params: dict, x: jax.Array, y: jax.Array) -> tuple[tuple[jax.Array, jax.Array], dict]:
+def loss_and_grad(
+    params: dict, x: jax.Array, y: jax.Array
+) -> tuple[tuple[jax.Array, jax.Array], dict]:
     """-> ((loss, accuracy), grads) with grads shaped like params."""
     return jax.value_and_grad(loss_with_accuracy, has_aux=True)(params, x, y)
 
 
-def train(params: dict, x: jax.Array, y: jax.Array, lr: float, steps: int) -> tuple[dict, jax.Array]:
-    """-> (params after `steps` gradient-descent updates, (steps,) losses before each update)."""
+def train(
+    params: dict, x: jax.Array, y: jax.Array, lr: float, steps: int
+) -> tuple[dict, jax.Array]:
+    """-> (params after `steps` gradient-descent updates, (steps,) losses
+    before each update)."""
     step_fn = jax.jit(loss_and_grad)
     losses = []
     for _ in range(steps):

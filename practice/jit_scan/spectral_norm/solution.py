@@ -1,4 +1,5 @@
 """Spectral Norm by Power Iteration: reference solution."""
+
 import jax
 import jax.numpy as jnp
 
@@ -8,8 +9,11 @@ def normalize(x: jax.Array) -> jax.Array:
     return x / jnp.maximum(jnp.linalg.norm(x), 1e-12)
 
 
-def power_iteration(w: jax.Array, key: jax.Array, n_iters: int = 100) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """w: (m, n) -> (sigma: scalar, u: (m,), v: (n,)) top singular triple estimate."""
+def power_iteration(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """w: (m, n) -> (sigma: scalar, u: (m,), v: (n,)) top singular triple
+    estimate."""
     v = normalize(jax.random.normal(key, (w.shape[1],), w.dtype))
 
     def step(_, v):
@@ -21,7 +25,9 @@ def power_iteration(w: jax.Array, key: jax.Array, n_iters: int = 100) -> tuple[j
     return jnp.linalg.norm(wv), normalize(wv), v
 
 
-def spectral_normalize(w: jax.Array, key: jax.Array, n_iters: int = 100) -> jax.Array:
+def spectral_normalize(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> jax.Array:
     """w: (m, n) -> (m, n) with spectral norm ~ 1."""
     sigma, _, _ = power_iteration(w, key, n_iters)
     return w / jnp.maximum(sigma, 1e-12)

@@ -1,32 +1,46 @@
 """Spectral Norm by Power Iteration.
 
-The spectral norm of a matrix (its largest singular value) bounds how much the layer can stretch
-its input; spectral normalisation divides a weight matrix by it to keep a network Lipschitz,
-as in SN-GAN. A full SVD is expensive; a few steps of power iteration, written as a
-``jax.lax.fori_loop``, are cheap. Implement it and check it against ``jnp.linalg.norm(w, ord=2)``.
+The spectral norm of a matrix (its largest singular value) bounds how much the
+layer can stretch its input; spectral normalisation divides a weight matrix by
+it to keep a network Lipschitz, as in SN-GAN. A full SVD is expensive; a few
+steps of power iteration, written as a ``jax.lax.fori_loop``, are cheap.
+Implement it and check it against ``jnp.linalg.norm(w, ord=2)``.
 """
+
 import jax
 import jax.numpy as jnp
 
 
-def power_iteration(w: jax.Array, key: jax.Array, n_iters: int = 100) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Estimate the top singular triple ``(sigma, u, v)`` of ``w`` (so ``w @ v ~= sigma * u``).
+def power_iteration(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Estimate the top singular triple ``(sigma, u, v)`` of ``w`` (so ``w @ v
+    ~= sigma * u``).
 
-    w: (m, n) float32; key: a ``jax.random.key`` for the start vector; n_iters: int >= 0.
-    Recipe: ``v = normalize(jax.random.normal(key, (n,)))``; then ``n_iters`` times
-    ``u = normalize(w @ v); v = normalize(w.T @ u)``; finally return
-    ``sigma = ||w @ v||`` (float32 scalar), ``u = normalize(w @ v)`` (m,) and ``v`` (n,).
-    ``normalize(x) = x / max(||x||, 1e-12)``, so an all-zero ``w`` gives ``sigma = 0`` and no nan.
-    The loop must be a ``jax.lax.fori_loop`` (or ``scan``): the traced program may not grow with
+    w: (m, n) float32; key: a ``jax.random.key`` for the start vector; n_iters:
+    int >= 0. Recipe: ``v = normalize(jax.random.normal(key, (n,)))``; then
+    ``n_iters`` times ``u = normalize(w @ v); v = normalize(w.T @ u)``; finally
+    return ``sigma = ||w @ v||`` (float32 scalar), ``u = normalize(w @ v)``
+    (m,) and ``v`` (n,). ``normalize(x) = x / max(||x||, 1e-12)``, so an
+    all-zero ``w`` gives ``sigma = 0`` and no nan. The loop must be a
+    ``jax.lax.fori_loop`` (or ``scan``): the traced program may not grow with
     ``n_iters``.
     """
-    raise NotImplementedError("power_iteration: fori_loop over v -> normalize(w.T @ normalize(w @ v))")
+    raise NotImplementedError(
+        "power_iteration: fori_loop over v -> normalize(w.T @ normalize(w @ "
+        "v))"
+    )
 
 
-def spectral_normalize(w: jax.Array, key: jax.Array, n_iters: int = 100) -> jax.Array:
-    """``w / max(sigma, 1e-12)`` with ``sigma`` from ``power_iteration(w, key, n_iters)``.
+def spectral_normalize(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> jax.Array:
+    """``w / max(sigma, 1e-12)`` with ``sigma`` from ``power_iteration(w, key,
+    n_iters)``.
 
-    w: (m, n) float32 -> (m, n) float32 whose spectral norm is (approximately) 1; all-zero w
-    stays zero.
+    w: (m, n) float32 -> (m, n) float32 whose spectral norm is (approximately)
+    1; all-zero w stays zero.
     """
-    raise NotImplementedError("spectral_normalize: divide w by the estimated sigma")
+    raise NotImplementedError(
+        "spectral_normalize: divide w by the estimated sigma"
+    )

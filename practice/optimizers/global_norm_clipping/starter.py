@@ -1,9 +1,10 @@
 """Global Norm Gradient Clipping.
 
-Rescale a whole gradient pytree so that its global L2 norm is at most ``max_norm``. Written as an
-Optax-style gradient transformation: ``init(params) -> state`` and
-``update(grads, state, params=None) -> (clipped_grads, state)``.
+Rescale a whole gradient pytree so that its global L2 norm is at most
+``max_norm``. Written as an Optax-style gradient transformation: ``init(params)
+-> state`` and ``update(grads, state, params=None) -> (clipped_grads, state)``.
 """
+
 from typing import Any, Callable
 
 import jax
@@ -15,7 +16,8 @@ PyTree = Any
 def global_norm(tree: PyTree) -> jax.Array:
     """L2 norm of all leaves together: sqrt(sum over leaves of sum(leaf ** 2)).
 
-    Returns a float32 scalar (compute it in float32 even if some leaves are bfloat16).
+    Returns a float32 scalar (compute it in float32 even if some leaves are
+    bfloat16).
     """
     raise NotImplementedError("global_norm: sum the squares of every leaf")
 
@@ -28,8 +30,10 @@ def clip_by_global_norm(max_norm: float) -> tuple[Callable, Callable]:
     update(grads, state, params=None) -> (clipped, state)
         With n = global_norm(grads):
             clipped = grads                       if n < max_norm
-            clipped = grads * (max_norm / n)      otherwise (every leaf scaled by the same factor)
-        Each clipped leaf keeps the shape and dtype of its gradient leaf. An all-zero gradient
-        is returned unchanged (no nan). Must work under ``jax.jit`` (n is traced there).
+            clipped = grads * (max_norm / n)      otherwise (every leaf scaled
+            by the same factor)
+        Each clipped leaf keeps the shape and dtype of its gradient leaf. An
+        all-zero gradient is returned unchanged (no nan). Must work under
+        ``jax.jit`` (n is traced there).
     """
     raise NotImplementedError("clip_by_global_norm: define init and update")

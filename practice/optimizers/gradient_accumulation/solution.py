@@ -1,4 +1,5 @@
 """Gradient Accumulation with Scan: reference solution."""
+
 from typing import Any, Callable
 
 import jax
@@ -8,19 +9,29 @@ PyTree = Any
 
 
 def split_micro_batches(batch: PyTree, k: int) -> PyTree:
-    """Every leaf (B, ...) -> (k, B // k, ...); raises ValueError if k does not divide B."""
+    """Every leaf (B, ...) -> (k, B // k, ...); raises ValueError if k does not
+    divide B."""
     sizes = {leaf.shape[0] for leaf in jax.tree.leaves(batch)}
     if len(sizes) != 1:
-        raise ValueError(f"batch leaves have different leading sizes: {sorted(sizes)}")
+        raise ValueError(
+            f"batch leaves have different leading sizes: {sorted(sizes)}"
+        )
     (size,) = sizes
     if size % k:
-        raise ValueError(f"batch size {size} is not divisible by num_micro_batches={k}")
+        raise ValueError(
+            f"batch size {size} is not divisible by num_micro_batches={k}"
+        )
     return jax.tree.map(lambda x: x.reshape(k, size // k, *x.shape[1:]), batch)
 
 
-def accumulate_gradients(loss_fn: Callable[[PyTree, PyTree], jax.Array], params: PyTree,
-                         batch: PyTree, num_micro_batches: int) -> tuple[jax.Array, PyTree]:
-    """(mean loss, mean grads) over num_micro_batches slices of batch, one slice per scan step."""
+def accumulate_gradients(
+    loss_fn: Callable[[PyTree, PyTree], jax.Array],
+    params: PyTree,
+    batch: PyTree,
+    num_micro_batches: int,
+) -> tuple[jax.Array, PyTree]:
+    """(mean loss, mean grads) over num_micro_batches slices of batch, one
+    slice per scan step."""
     micro_batches = split_micro_batches(batch, num_micro_batches)
     value_and_grad = jax.value_and_grad(loss_fn)
 

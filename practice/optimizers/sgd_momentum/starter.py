@@ -1,9 +1,11 @@
 """SGD with Momentum over a Pytree.
 
-An Optax-style optimizer: a pair of pure functions ``init(params) -> state`` and
-``update(grads, state, params) -> (updates, new_state)`` that work on any pytree of arrays
-(nested dicts, lists, tuples). The caller applies the updates: ``params + updates`` leaf by leaf.
+An Optax-style optimizer: a pair of pure functions ``init(params) -> state``
+and ``update(grads, state, params) -> (updates, new_state)`` that work on any
+pytree of arrays (nested dicts, lists, tuples). The caller applies the updates:
+``params + updates`` leaf by leaf.
 """
+
 from typing import Any, Callable
 
 import jax
@@ -12,20 +14,26 @@ import jax.numpy as jnp
 PyTree = Any
 
 
-def sgd_momentum(learning_rate: float, momentum: float = 0.9,
-                 nesterov: bool = False) -> tuple[Callable, Callable]:
-    """Return ``(init, update)`` for SGD with (heavy-ball or Nesterov) momentum.
+def sgd_momentum(
+    learning_rate: float, momentum: float = 0.9, nesterov: bool = False
+) -> tuple[Callable, Callable]:
+    """Return ``(init, update)`` for SGD with (heavy-ball or Nesterov)
+    momentum.
 
     init(params) -> state
-        state: a pytree with the structure of params, every leaf zeros_like the param
-        (the velocity).
+        state: a pytree with the structure of params, every leaf zeros_like the
+        param (the velocity).
     update(grads, state, params=None) -> (updates, new_state)
         For every leaf, with g the gradient and v the velocity:
             v_new = g + momentum * v
-            updates = -learning_rate * v_new                          (nesterov=False)
-            updates = -learning_rate * (g + momentum * v_new)         (nesterov=True)
-        new_state holds v_new. grads, updates and states have the structure of params.
+            updates = -learning_rate * v_new
+            (nesterov=False) updates = -learning_rate * (g + momentum * v_new)
+            (nesterov=True)
+        new_state holds v_new. grads, updates and states have the structure of
+        params.
 
     Both functions are pure (no Python-side state) and work under ``jax.jit``.
     """
-    raise NotImplementedError("sgd_momentum: define init and update with jax.tree.map")
+    raise NotImplementedError(
+        "sgd_momentum: define init and update with jax.tree.map"
+    )

@@ -1,4 +1,5 @@
 """Bucketed Padding Without Recompiles: reference solution."""
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -12,11 +13,15 @@ def bucket_length(n: int, buckets: Sequence[int]) -> int:
     """Smallest bucket that holds n rows."""
     fitting = [b for b in buckets if b >= n]
     if n < 1 or not fitting:
-        raise ValueError(f"no bucket in {sorted(buckets)} for a sequence of length {n}")
+        raise ValueError(
+            f"no bucket in {sorted(buckets)} for a sequence of length {n}"
+        )
     return min(fitting)
 
 
-def pad_to_bucket(x: np.ndarray, buckets: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def pad_to_bucket(
+    x: np.ndarray, buckets: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
     """x (n, d) -> padded (L, d), mask (L,) bool with L the bucket of n."""
     x = np.asarray(x)
     n = x.shape[0]
@@ -27,15 +32,19 @@ def pad_to_bucket(x: np.ndarray, buckets: Sequence[int]) -> tuple[np.ndarray, np
     return padded, mask
 
 
-def masked_attention_pool(x: jax.Array, mask: jax.Array, w: jax.Array) -> jax.Array:
-    """x (L, d), mask (L,), w (d,) -> (d,): softmax(x @ w) over the real rows, weighted sum of rows."""
+def masked_attention_pool(
+    x: jax.Array, mask: jax.Array, w: jax.Array
+) -> jax.Array:
+    """x (L, d), mask (L,), w (d,) -> (d,): softmax(x @ w) over the real rows,
+    weighted sum of rows."""
     scores = jnp.where(mask, x @ w, -jnp.inf)
-    weights = jax.nn.softmax(scores)              # exactly 0 where mask is False
+    weights = jax.nn.softmax(scores)  # exactly 0 where mask is False
     return weights @ jnp.where(mask[:, None], x, 0.0)
 
 
 def bucketed(fn: Callable, buckets: Sequence[int]) -> Callable:
-    """run(x, *args) = jit(fn)(padded x, mask, *args): one compilation per bucket used."""
+    """run(x, *args) = jit(fn)(padded x, mask, *args): one compilation per
+    bucket used."""
     compiled = jax.jit(fn)
 
     def run(x, *args):

@@ -1,11 +1,13 @@
 """Ring All-Reduce with ppermute: reference solution."""
+
 from __future__ import annotations
 
 import jax
 
 
 def ring_allreduce(x: jax.Array, axis_name: str) -> jax.Array:
-    """Sum of x over axis_name via reduce-scatter + all-gather on a ring. x: (d, ...) -> (d, ...)."""
+    """Sum of x over axis_name via reduce-scatter + all-gather on a ring. x:
+    (d, ...) -> (d, ...)."""
     n = jax.lax.axis_size(axis_name)
     me = jax.lax.axis_index(axis_name)
     to_right = [(i, (i + 1) % n) for i in range(n)]
@@ -14,10 +16,10 @@ def ring_allreduce(x: jax.Array, axis_name: str) -> jax.Array:
     def send_right(chunk):
         return jax.lax.ppermute(chunk, axis_name, perm=to_right)
 
-    for step in range(n - 1):                      # reduce-scatter
+    for step in range(n - 1):  # reduce-scatter
         received = send_right(chunks[(me - step) % n])
         chunks = chunks.at[(me - step - 1) % n].add(received)
-    for step in range(n - 1):                      # all-gather: chunk (me + 1) % n is complete
+    for step in range(n - 1):  # all-gather: chunk (me + 1) % n is complete
         received = send_right(chunks[(me + 1 - step) % n])
         chunks = chunks.at[(me - step) % n].set(received)
     return chunks.reshape(x.shape)

@@ -1,4 +1,5 @@
 """Model Ensemble with in_axes: reference solution."""
+
 from functools import partial
 
 import jax
@@ -8,7 +9,8 @@ Params = dict[str, jax.Array]
 
 
 def init_mlp(key: jax.Array, d_in: int, d_hidden: int, d_out: int) -> Params:
-    """One two-layer MLP: w1 (d_in, d_hidden), b1 (d_hidden,), w2 (d_hidden, d_out), b2 (d_out,)."""
+    """One two-layer MLP: w1 (d_in, d_hidden), b1 (d_hidden,), w2 (d_hidden,
+    d_out), b2 (d_out,)."""
     k1, k2 = jax.random.split(key)
     return {
         "w1": jax.random.normal(k1, (d_in, d_hidden)) / jnp.sqrt(d_in),
@@ -24,10 +26,14 @@ def mlp(params: Params, x: jax.Array) -> jax.Array:
     return h @ params["w2"] + params["b2"]
 
 
-def init_ensemble(key: jax.Array, n_models: int, d_in: int, d_hidden: int, d_out: int) -> Params:
+def init_ensemble(
+    key: jax.Array, n_models: int, d_in: int, d_hidden: int, d_out: int
+) -> Params:
     """M MLPs stacked along a leading axis of every leaf."""
     keys = jax.random.split(key, n_models)
-    return jax.vmap(partial(init_mlp, d_in=d_in, d_hidden=d_hidden, d_out=d_out))(keys)
+    return jax.vmap(
+        partial(init_mlp, d_in=d_in, d_hidden=d_hidden, d_out=d_out)
+    )(keys)
 
 
 def ensemble_predict(ensemble: Params, x: jax.Array) -> jax.Array:

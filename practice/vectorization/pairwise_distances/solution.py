@@ -1,4 +1,5 @@
 """Pairwise Distances with Nested vmap: reference solution."""
+
 from typing import Callable
 
 import jax
@@ -6,19 +7,25 @@ import jax.numpy as jnp
 
 
 def euclidean(x: jax.Array, y: jax.Array) -> jax.Array:
-    """||x - y|| for x, y: (D,) -> scalar, with a zero (not nan) gradient at x == y."""
+    """||x - y|| for x, y: (D,) -> scalar, with a zero (not nan) gradient at x
+    == y."""
     d2 = jnp.sum((x - y) ** 2)
     positive = d2 > 0
-    # Double where: sqrt never sees 0, so its infinite derivative never enters the chain rule.
+    # Double where: sqrt never sees 0, so its infinite derivative never enters
+    # the chain rule.
     safe_d2 = jnp.where(positive, d2, 1.0)
     return jnp.where(positive, jnp.sqrt(safe_d2), 0.0)
 
 
-def pairwise(metric: Callable[[jax.Array, jax.Array], jax.Array],
-             xs: jax.Array, ys: jax.Array) -> jax.Array:
+def pairwise(
+    metric: Callable[[jax.Array, jax.Array], jax.Array],
+    xs: jax.Array,
+    ys: jax.Array,
+) -> jax.Array:
     """out[i, j] = metric(xs[i], ys[j]). xs: (N, D), ys: (M, D) -> (N, M)."""
     one_to_many = jax.vmap(metric, in_axes=(None, 0))  # (D,), (M, D) -> (M,)
-    many_to_many = jax.vmap(one_to_many, in_axes=(0, None))  # (N, D), (M, D) -> (N, M)
+    # (N, D), (M, D) -> (N, M)
+    many_to_many = jax.vmap(one_to_many, in_axes=(0, None))
     return many_to_many(xs, ys)
 
 

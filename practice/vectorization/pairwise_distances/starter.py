@@ -1,8 +1,9 @@
 """Pairwise Distances with Nested vmap.
 
-Write a distance between two vectors, then lift it to all pairs of rows of two matrices with
-two nested ``jax.vmap`` calls, without broadcasting by hand.
+Write a distance between two vectors, then lift it to all pairs of rows of two
+matrices with two nested ``jax.vmap`` calls, without broadcasting by hand.
 """
+
 from typing import Callable
 
 import jax
@@ -10,23 +11,34 @@ import jax.numpy as jnp
 
 
 def euclidean(x: jax.Array, y: jax.Array) -> jax.Array:
-    """Euclidean distance ||x - y|| between two vectors. x, y: (D,) float32 -> scalar.
+    """Euclidean distance ||x - y|| between two vectors. x, y: (D,) float32 ->
+    scalar.
 
-    Must be safe to differentiate at x == y: the value there is exactly 0.0 and the gradient
-    with respect to x and y is 0 (not nan).
+    Must be safe to differentiate at x == y: the value there is exactly 0.0 and
+    the gradient with respect to x and y is 0 (not nan).
     """
-    raise NotImplementedError("euclidean: sqrt of the squared distance, safe at zero")
+    raise NotImplementedError(
+        "euclidean: sqrt of the squared distance, safe at zero"
+    )
 
 
-def pairwise(metric: Callable[[jax.Array, jax.Array], jax.Array],
-             xs: jax.Array, ys: jax.Array) -> jax.Array:
-    """All pairs: out[i, j] = metric(xs[i], ys[j]). xs: (N, D), ys: (M, D) -> (N, M).
+def pairwise(
+    metric: Callable[[jax.Array, jax.Array], jax.Array],
+    xs: jax.Array,
+    ys: jax.Array,
+) -> jax.Array:
+    """All pairs: out[i, j] = metric(xs[i], ys[j]). xs: (N, D), ys: (M, D) ->
+    (N, M).
 
-    ``metric`` maps two (D,) vectors to a scalar. Use two nested ``jax.vmap`` calls.
+    ``metric`` maps two (D,) vectors to a scalar. Use two nested ``jax.vmap``
+    calls.
     """
     raise NotImplementedError("pairwise: vmap over ys inside a vmap over xs")
 
 
 def pairwise_distances(xs: jax.Array, ys: jax.Array) -> jax.Array:
-    """Euclidean distance between every row of xs (N, D) and every row of ys (M, D) -> (N, M)."""
-    raise NotImplementedError("pairwise_distances: combine the two functions above")
+    """Euclidean distance between every row of xs (N, D) and every row of ys
+    (M, D) -> (N, M)."""
+    raise NotImplementedError(
+        "pairwise_distances: combine the two functions above"
+    )
