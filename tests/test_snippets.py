@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from jaxbook import ROOT, runtime
-from jaxbook.snippet import parse_declaration, source_of
+from jaxbook.snippet import DECLARATION, parse_declaration, source_of
 
 SNIPPETS = ROOT / "snippets"
 
@@ -53,3 +53,19 @@ def test_every_snippet_is_shown_on_a_page():
                 loaded.add((page.parent / line.split(":load:", 1)[1].strip()).resolve())
     unused = [p.relative_to(ROOT).as_posix() for p in discover() if p.resolve() not in loaded]
     assert not unused, f"snippets not loaded by any page: {unused}"
+
+
+#: Characters a code box on the site shows without scrolling (the theme's content column).
+MAX_LINE = 79
+
+
+def test_shown_code_fits_the_code_box():
+    """Snippets, their helpers and the practice starters and solutions are shown on pages;
+    a longer line is cut off at the box's edge. Error declarations may be longer."""
+    shown = [*SNIPPETS.rglob("*.py"), *ROOT.glob("practice/*/*/starter.py"),
+             *ROOT.glob("practice/*/*/solution.py")]
+    too_long = [f"{path.relative_to(ROOT)}:{number} ({len(line)} chars)"
+                for path in shown if "__pycache__" not in path.parts
+                for number, line in enumerate(source_of(path).splitlines(), start=1)
+                if len(line) > MAX_LINE and not DECLARATION.match(line.strip())]
+    assert not too_long, "\n".join(too_long)
