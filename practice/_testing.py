@@ -1,10 +1,11 @@
-"""Helpers shared by the practice tests: ``from practice._testing import normal, all_primitives``.
+"""Helpers shared by the practice tests, e.g. ``from practice._testing import normal``.
 
 Not a test module and not part of any problem's API: only small utilities that several problems'
 tests would otherwise copy.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -14,6 +15,19 @@ def normal(seed, *shapes):
     rng = np.random.default_rng(seed)
     arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
     return arrays[0] if len(arrays) == 1 else arrays
+
+
+def grads_at(step, params):
+    """Different pseudo-gradients at every step, with the structure of params."""
+    leaves, treedef = jax.tree.flatten(params)
+    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
+
+
+def assert_trees_close(a, b, rtol, atol):
+    """Same tree structure, and every pair of leaves allclose."""
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
 
 
 def all_primitives(jaxpr):

@@ -1,11 +1,14 @@
 """Tests for AdamW from Scratch."""
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
 
-from practice._testing import normal
+from practice._testing import assert_trees_close as shared_assert_trees_close
+from practice._testing import grads_at, normal
 
 
 def make_params():
@@ -13,15 +16,7 @@ def make_params():
     return {"block": {"w": w, "b": jnp.full((3,), 0.1)}, "out": [out_w, out_s]}
 
 
-def grads_at(step, params):
-    leaves, treedef = jax.tree.flatten(params)
-    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
-
-
-def assert_trees_close(a, b, rtol=1e-5, atol=1e-7):
-    assert jax.tree.structure(a) == jax.tree.structure(b)
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
-        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-7)
 
 
 def test_init_state(impl):

@@ -1,9 +1,12 @@
 """Tests for Gradient Accumulation with Scan."""
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from practice._testing import assert_trees_close as shared_assert_trees_close
 from practice._testing import normal
 
 
@@ -34,10 +37,7 @@ def mlp_problem(n=12):
     return params, batch
 
 
-def assert_trees_close(a, b, rtol=1e-5, atol=1e-6):
-    assert jax.tree.structure(a) == jax.tree.structure(b)
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
-        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 8])

@@ -1,11 +1,14 @@
 """Tests for SGD with Momentum over a Pytree."""
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
 
-from practice._testing import normal
+from practice._testing import assert_trees_close as shared_assert_trees_close
+from practice._testing import grads_at, normal
 
 
 def make_params():
@@ -19,16 +22,7 @@ def make_params():
     }
 
 
-def grads_at(step, params):
-    """Different pseudo-gradients at every step, with the structure of params."""
-    leaves, treedef = jax.tree.flatten(params)
-    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
-
-
-def assert_trees_close(a, b, rtol=1e-5, atol=1e-6):
-    assert jax.tree.structure(a) == jax.tree.structure(b)
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
-        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
+assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-6)
 
 
 def run_both(impl, lr, momentum, nesterov, steps=5, jit=False):
