@@ -35,26 +35,16 @@ def snippet_index() -> dict[str, str]:
 
 def install(shell) -> None:
     """Make ``shell`` (an IPython InteractiveShell) run snippet cells under the contract."""
-    import jax
-    import numpy
-
     from jaxbook import snippet
 
     index = snippet_index()
     original_transform = shell.transform_cell
 
     def run_snippet(path: str, source: str) -> None:
-        saved = dict(jax.config.values)
-        print_options = numpy.get_printoptions()
-        try:
+        with snippet.restored_state():
             declaration, error = snippet.execute(
                 source, path, snippet.main_namespace(os.path.abspath(path)),
                 timeout=runtime.SNIPPET_TIMEOUT)
-        finally:
-            for name, value in saved.items():
-                if jax.config.values.get(name) != value:
-                    jax.config.update(name, value)
-            numpy.set_printoptions(**print_options)
         if error is not None:
             sys.stdout.flush()
             shell._showtraceback(type(error), error, ["".join(snippet.trimmed_traceback(error)).rstrip()])

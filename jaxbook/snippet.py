@@ -17,6 +17,7 @@ declared error (for display) or raises :class:`SnippetError` with a message that
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import re
 import signal
@@ -242,6 +243,24 @@ def _describe(exc: BaseException) -> str:
     return f"{_class_path(exc)}: {first}" if first else _class_path(exc)
 
 
+@contextlib.contextmanager
+def restored_state():
+    """Undo what a snippet changed in JAX's configuration and NumPy's print options, so one
+    snippet cannot change the next one's output when several run in one process."""
+    import jax
+    import numpy
+
+    config = dict(jax.config.values)
+    print_options = numpy.get_printoptions()
+    try:
+        yield
+    finally:
+        for name, value in config.items():
+            if jax.config.values.get(name) != value:
+                jax.config.update(name, value)
+        numpy.set_printoptions(**print_options)
+
+
 def source_of(path: Path) -> str:
     """Read a snippet file as the build shows it."""
     return path.read_text(encoding="utf-8")
@@ -254,7 +273,7 @@ def main_namespace(path: Path) -> dict:
 
 __all__ = [
     "Declaration", "SnippetError", "display_path", "execute", "main_namespace",
-    "parse_declaration", "scrub", "source_of", "trimmed_traceback",
+    "parse_declaration", "restored_state", "scrub", "source_of", "trimmed_traceback",
 ]
 
 if sys.version_info < (3, 12):  # pragma: no cover - guarded by the Makefile too

@@ -69,3 +69,17 @@ def test_jax_error_path_resolves():
 def test_timeout_names_the_line():
     with pytest.raises(SnippetError, match=r"x.py:4: timed out after 1 s"):
         execute("import time\n\nwhile True:\n    time.sleep(0.05)\n", "snippets/demo/x.py", {}, timeout=1)
+
+
+def test_restored_state_undoes_config_and_print_options():
+    import jax
+    import numpy
+
+    from jaxbook.snippet import restored_state
+
+    precision = numpy.get_printoptions()["precision"]
+    with restored_state():
+        jax.config.update("jax_enable_x64", True)
+        numpy.set_printoptions(precision=precision + 3)
+    assert jax.config.values["jax_enable_x64"] is False
+    assert numpy.get_printoptions()["precision"] == precision

@@ -78,3 +78,15 @@ def test_the_build_runs_on_eight_emulated_devices(tmp_path):
     assert build.returncode == 0, build.output
     assert "device_count 8 cpu" in build.page("dev")
     assert "with 8 devices" in build.page("dev")  # the environment stamp
+
+
+def test_one_snippet_cannot_change_the_next_ones_output(tmp_path):
+    book = Book(tmp_path)
+    book.snippet("state/change.py", "import jax\nimport numpy as np\n\n"
+                 "jax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n")
+    book.snippet("state/observe.py", "import jax.numpy as jnp\nimport numpy as np\n\n"
+                 "print('dtype', jnp.ones(1).dtype, 'precision', np.get_printoptions()['precision'])\n")
+    book.page("state", "state/change.py", "state/observe.py")
+    build = book.build()
+    assert build.returncode == 0, build.output
+    assert "dtype float32 precision 8" in build.page("state")

@@ -52,12 +52,9 @@ def warm_snippets() -> tuple[float, int]:
     files = sorted(p for p in (ROOT / "snippets").rglob("*.py") if not p.name.startswith("_"))
     start = time.perf_counter()
     for path in files:
-        saved = dict(jax.config.values)
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with snippet.restored_state(), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
             snippet.execute(snippet.source_of(path), path, snippet.main_namespace(path))
-        for name, value in saved.items():
-            if jax.config.values.get(name) != value:
-                jax.config.update(name, value)
         import matplotlib.pyplot as plt
         plt.close("all")
     return time.perf_counter() - start, len(files)
