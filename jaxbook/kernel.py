@@ -35,6 +35,10 @@ def snippet_index() -> dict[str, str]:
 
 def install(shell) -> None:
     """Make ``shell`` (an IPython InteractiveShell) run snippet cells under the contract."""
+    # Import JAX now, before IPython replaces sys.stdout: JAX decides at import whether to colour
+    # printed jaxprs, and published outputs must be plain text (no ANSI colours).
+    import jax  # noqa: F401
+
     from jaxbook import snippet
 
     index = snippet_index()
