@@ -11,6 +11,7 @@ sys.path.insert(0, str(ROOT))
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--impl", choices=["solution", "starter"], default="solution",
-        help="practice problems: test the reference solution (default) or the learner's starter",
+        "--impl", default="solution",
+        help="practice problems: test the reference solution (default), the learner's starter, "
+             "or a kept wrong solution such as wrong/no_bias_correction",
     )
