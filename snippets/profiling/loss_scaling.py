@@ -1,27 +1,20 @@
 import jax
 import jax.numpy as jnp
 
+from snippets.profiling._mixed import loss_mixed
 from snippets.profiling._regression import loss, w, x, y
 
-w16, x16, y16 = (a.astype(jnp.float16) for a in (w, x, y))
-print(
-    "float32 reference gradient: "
-    f"{float(jax.jit(jax.grad(loss))(w, x, y)):.4g}"
-)
+x16, y16 = x.astype(jnp.float16), y.astype(jnp.float16)
 
 
-def scaled_grad(scale):
-    """Gradient of scale * loss in float16, then divided by scale in
-    float32."""
-    s16 = jnp.asarray(scale).astype(jnp.float16)
-    g16 = jax.jit(jax.grad(lambda w: s16 * loss(w, x16, y16)))(w16)
-    return s16, g16, g16.astype(jnp.float32) / scale
+@jax.jit
+def unscaled_grad(w, scale):
+    """Float32 master weight w: (), float32 scale: () -> float32 gradient."""
+    g = jax.grad(lambda w: scale * loss_mixed(w, x16, y16))(w)
+    return g / scale  # unscale in float32, before any update
 
 
-for power in (10, 16):
-    s16, g16, g = scaled_grad(2.0**power)
-    print(
-        f"S = 2**{power}: S as float16 {float(s16):g}, float16 grad "
-        f"{float(g16):.4g},"
-        f" unscaled {float(g):.4g}, finite: {bool(jnp.isfinite(g))}"
-    )
+print(f"float32 reference gradient: {float(jax.grad(loss)(w, x, y)):.5g}")
+for power in (0, 4, 8, 15, 24, 34, 36):
+    g = unscaled_grad(w, jnp.float32(2.0**power))
+    print(f"S = 2**{power:<2}  unscaled gradient {float(g):.5g}  ({g.dtype})")
