@@ -1,0 +1,45 @@
+"""Mini-batches in a fresh random order every epoch; a donated train state."""
+
+from functools import partial
+
+import jax
+import optax
+
+from snippets.training._model import init_params, loss_fn, make_data
+
+BATCH, EPOCHS = 32, 20
+tx = optax.adamw(learning_rate=0.01, weight_decay=1e-4)
+
+
+def shuffled_batches(key, x, y):
+    """x, y: (n, 1) -> x, y: (n // BATCH, BATCH, 1), rows in a random order."""
+    order = jax.random.permutation(key, x.shape[0])
+    return x[order].reshape(-1, BATCH, 1), y[order].reshape(-1, BATCH, 1)
+
+
+@partial(jax.jit, donate_argnums=(0, 1))  # reuse the old state's buffers
+def train_step(params, opt_state, x, y):
+    """One step on a (BATCH, 1) batch -> (params, opt_state, loss)."""
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+    updates, opt_state = tx.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state, loss
+
+
+key_data, key_params, key_shuffle = jax.random.split(jax.random.key(0), 3)
+x, y = make_data(key_data)  # 256 examples: 8 batches per epoch
+params = init_params(key_params)
+opt_state = tx.init(params)
+
+for epoch in range(EPOCHS):
+    key_shuffle, key_epoch = jax.random.split(key_shuffle)  # new key each time
+    xs, ys = shuffled_batches(key_epoch, x, y)
+    if epoch < 2:
+        first = jax.random.permutation(key_epoch, x.shape[0])[:6]
+        print(f"epoch {epoch}: first examples {first.tolist()}")
+    for xb, yb in zip(xs, ys):
+        old_w = params[0]["w"]
+        params, opt_state, loss = train_step(params, opt_state, xb, yb)
+    if epoch % 5 == 4:
+        print(f"epoch {epoch:2d}: last batch loss {loss:.4f}, "
+              f"full-data loss {loss_fn(params, x, y):.4f}")
+print("old params deleted by donation:", old_w.is_deleted())

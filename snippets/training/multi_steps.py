@@ -1,0 +1,38 @@
+"""optax.MultiSteps: average 8 micro-batch gradients, then apply one update."""
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from snippets.training._model import init_params, loss_fn, make_data
+
+key_data, key_params = jax.random.split(jax.random.key(0))
+x, y = make_data(key_data)  # 256 examples
+params = init_params(key_params)
+adam = optax.adam(learning_rate=0.01)
+multi = optax.MultiSteps(adam, every_k_schedule=8)
+
+
+@jax.jit
+def micro_step(params, state, x, y):
+    """One micro-batch of (32, 1) -> (params, state); moves every 8th call."""
+    grads = jax.grad(loss_fn)(params, x, y)
+    updates, state = multi.update(grads, state, params)
+    return optax.apply_updates(params, updates), state
+
+
+def max_diff(a, b):
+    """Largest |a - b| over two pytrees of the same structure -> float."""
+    diffs = jax.tree.map(lambda u, v: jnp.max(jnp.abs(u - v)), a, b)
+    return float(max(jax.tree.leaves(diffs)))
+
+
+grads = jax.grad(loss_fn)(params, x, y)  # one step on all 256 examples
+updates, _ = adam.update(grads, adam.init(params), params)
+big_batch = optax.apply_updates(params, updates)
+
+p, state = params, multi.init(params)
+for k, (xb, yb) in enumerate(zip(x.reshape(8, 32, 1), y.reshape(8, 32, 1))):
+    p, state = micro_step(p, state, xb, yb)
+    print(f"micro-batch {k}: params moved {max_diff(p, params):.2e}")
+print(f"8 micro-batches vs one big-batch step: {max_diff(p, big_batch):.1e}")
