@@ -3,7 +3,7 @@ import jax.numpy as jnp
 
 
 def rotate(x, position, base=10000.0):
-    """Rotate pairs (2i, 2i + 1) by position * base**(-2i/d). x: (d,) -> (d,)."""
+    """Rotate pairs (2i, 2i + 1) by position * base**(-2i/d): (d,) -> (d,)."""
     d = x.shape[-1]
     # (d/2,) one angle per pair
     angles = position * base ** (-jnp.arange(0, d, 2) / d)
