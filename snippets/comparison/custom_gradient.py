@@ -4,8 +4,7 @@ import jax.numpy as jnp
 
 @jax.custom_vjp
 def clip_gradient(x):
-    """Identity on the forward pass; clips the gradient to [-1, 1] on the
-    backward pass."""
+    """Identity forward; the gradient is clipped to [-1, 1] backward."""
     return x
 
 
@@ -21,8 +20,7 @@ clip_gradient.defvjp(clip_forward, clip_backward)
 
 
 def f(x):
-    """10 * x**2, with the gradient flowing through clip_gradient. x: scalar ->
-    scalar."""
+    """10 * x**2 through clip_gradient. x: () -> ()."""
     return 10.0 * clip_gradient(x) ** 2
 
 

@@ -4,8 +4,7 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 
 def loss_fn(w, x, y):
-    """Mean squared error of a linear model without bias. w: (d,), x: (n, d),
-    y: (n,) -> scalar."""
+    """MSE of a linear model. w: (d,), x: (n, d), y: (n,) -> ()."""
     return jnp.mean((x @ w - y) ** 2)
 
 

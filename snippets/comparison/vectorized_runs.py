@@ -3,14 +3,12 @@ import jax.numpy as jnp
 
 
 def loss_fn(w, x, y):
-    """Mean squared error of a linear model without bias. w: (d,), x: (n, d),
-    y: (n,) -> scalar."""
+    """MSE of a linear model. w: (d,), x: (n, d), y: (n,) -> ()."""
     return jnp.mean((x @ w - y) ** 2)
 
 
 def train(lr, x, y):
-    """50 SGD steps from zero with learning rate lr; returns the final loss.
-    lr: scalar -> scalar."""
+    """Final loss after 50 SGD steps from zero. lr: () -> ()."""
 
     def step(w, _):
         return w - lr * jax.grad(loss_fn)(w, x, y), None

@@ -1,5 +1,4 @@
-"""lax.fori_loop(lower, upper, body, init): a loop with a known number of
-steps."""
+"""lax.fori_loop(lower, upper, body, init): a loop of known length."""
 
 import jax
 import jax.numpy as jnp
@@ -7,8 +6,7 @@ from jax import lax
 
 
 def newton_sqrt(a, steps=6):
-    """sqrt(a) by Newton's method, x <- (x + a / x) / 2, a fixed number of
-    times. Scalar -> scalar."""
+    """sqrt(a) by Newton's method, a fixed number of steps. () -> ()."""
     return lax.fori_loop(0, steps, lambda i, x: 0.5 * (x + a / x), a)
 
 

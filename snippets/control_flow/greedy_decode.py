@@ -1,5 +1,4 @@
-"""Greedy decoding with lax.scan: a tiny random recurrent 'language model' over
-16 tokens."""
+"""Greedy decoding with lax.scan: a tiny random recurrent model, 16 tokens."""
 
 import jax
 import jax.numpy as jnp
@@ -18,16 +17,17 @@ params = {
 
 
 def model_step(params, state, token):
-    """state: (DIM,), token: int scalar -> (new state (DIM,), logits
-    (VOCAB,))."""
+    """state: (DIM,), token: () int -> (state: (DIM,), logits: (VOCAB,))."""
     state = jnp.tanh(params["embed"][token] + state @ params["rec"])
     return state, state @ params["out"]
 
 
 @jax.jit
 def greedy_decode(params, first_token):
-    """first_token: int scalar -> tokens: (STEPS,), each the argmax of the
-    model's next logits."""
+    """Greedy decoding: each token is the argmax of the next logits.
+
+    first_token: () int -> tokens: (STEPS,).
+    """
 
     def step(carry, _):
         state, token = carry

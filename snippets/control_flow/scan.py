@@ -1,13 +1,11 @@
-"""lax.scan(f, init, xs): f(carry, x) -> (carry, y); returns the final carry
-and the stacked ys."""
+"""lax.scan(f, init, xs): f(carry, x) -> (carry, y); returns (carry, ys)."""
 
 import jax.numpy as jnp
 from jax import lax
 
 
 def step(carry, x):
-    """carry: (running total, running max), x: scalar -> (new carry, per-step
-    output)."""
+    """carry: (total, max), x: () -> (new carry, per-step output)."""
     total, best = carry
     total, best = total + x, jnp.maximum(best, x)
     return (total, best), (total, best)

@@ -5,8 +5,7 @@ from jax import lax
 
 
 def step(history, x):
-    """Append x to the history carried along: the carry grows by one each
-    step."""
+    """Append x to the carried history: the carry grows every step."""
     return jnp.append(history, x), None
 
 

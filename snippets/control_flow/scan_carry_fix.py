@@ -1,5 +1,4 @@
-"""Keep the carry fixed-size; emit per-step values as ys and let scan stack
-them."""
+"""Keep the carry fixed-size; emit per-step values as ys for scan to stack."""
 
 import jax.numpy as jnp
 from jax import lax

@@ -1,5 +1,4 @@
-"""A Python loop under jit is unrolled into the program; lax.scan keeps one
-copy of the body."""
+"""A Python loop under jit is unrolled; lax.scan keeps one copy of the body."""
 
 import time
 
@@ -36,8 +35,7 @@ def scan_loop(n):
 
 
 def compile_seconds(fn, *args):
-    """Wall time of tracing, lowering and compiling fn for these argument
-    shapes."""
+    """Wall time of tracing, lowering and compiling fn for these arguments."""
     start = time.perf_counter()
     jax.jit(fn).lower(*args).compile()
     return time.perf_counter() - start

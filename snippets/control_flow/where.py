@@ -1,5 +1,4 @@
-"""jnp.where selects elementwise; both inputs are computed for every
-element."""
+"""jnp.where selects elementwise; both inputs are computed everywhere."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,4 @@
-"""lax.while_loop(cond_fun, body_fun, init): the number of steps depends on the
-data."""
+"""lax.while_loop(cond_fun, body_fun, init): data decide the step count."""
 
 import jax
 import jax.numpy as jnp
@@ -11,8 +10,10 @@ traces = 0
 
 @jax.jit
 def newton_sqrt(a, tol=1e-6):
-    """sqrt(a) by Newton's method until |x^2 - a| <= tol * a. Scalar -> (sqrt,
-    iterations)."""
+    """sqrt(a) by Newton's method until |x^2 - a| <= tol * a.
+
+    () -> (sqrt: (), iterations: () int).
+    """
     global traces
     traces += 1
 

@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def loss(w, x, y):
-    """Squared error of a linear model on ONE example. w: (d,), x: (d,), y:
-    scalar -> scalar."""
+    """Squared error on ONE example. w: (d,), x: (d,), y: () -> ()."""
     return (x @ w - y) ** 2
 
 

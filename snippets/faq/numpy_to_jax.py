@@ -3,8 +3,7 @@ import numpy as np
 
 
 def standardize(x, xp):
-    """Zero mean, unit variance per column, written against the array module
-    xp. x: (n, d) -> (n, d)."""
+    """Standardize columns with array module xp. x: (n, d) -> (n, d)."""
     return (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)
 
 

@@ -8,17 +8,17 @@ traces = 0
 
 @jax.jit
 def masked_mean_score(x, mask):
-    """Mean of tanh over the real (mask=True) positions. x, mask: (bucket,) ->
-    scalar."""
+    """Mean of tanh over real positions. x, mask: (bucket,) -> ()."""
     global traces
     traces += 1
     return jnp.sum(jnp.where(mask, jnp.tanh(x), 0.0)) / jnp.sum(mask)
 
 
 def pad_to_bucket(x):
-    """Pad a (length,) NumPy array with zeros up to the next bucket; return it
-    and its mask. Done in NumPy on the host, as a data loader would, so it
-    compiles nothing."""
+    """Pad with zeros to the next bucket, in NumPy, as a data loader would.
+
+    x: (length,) -> (padded x, mask): (bucket,) each.
+    """
     bucket = next(b for b in BUCKETS if b >= len(x))
     return np.pad(x, (0, bucket - len(x))), np.arange(bucket) < len(x)
 

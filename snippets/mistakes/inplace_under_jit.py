@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def write_rows(x):
-    """Overwrite the first 10 rows of x, one .at[].set at a time. x: (n, d) ->
-    (n, d)."""
+    """Overwrite rows 0-9 one .at[].set at a time. x: (n, d) -> (n, d)."""
     for i in range(10):
         x = x.at[i].set(float(i))
     return x

@@ -7,22 +7,19 @@ from jax import lax
 
 @jax.jit
 def relu_where(x):
-    """Elementwise max(x, 0): both branches are computed, one is selected. x:
-    (n,) -> (n,)."""
+    """max(x, 0) elementwise; both sides computed. x: (n,) -> (n,)."""
     return jnp.where(x > 0, x, 0.0)
 
 
 @jax.jit
 def relu_cond(x):
-    """max(x, 0) for a scalar: lax.cond picks one of two functions. x: scalar
-    -> scalar."""
+    """max(x, 0): lax.cond picks one of two functions. x: () -> ()."""
     return lax.cond(x > 0, lambda v: v, lambda v: jnp.zeros_like(v), x)
 
 
 @jax.jit
 def halvings(x):
-    """How many times x must be halved to drop below 1: a traced while loop. x:
-    scalar -> int."""
+    """Halvings of x until below 1, a traced loop. x: () -> () int."""
     count, _ = lax.while_loop(
         lambda c: c[1] >= 1.0, lambda c: (c[0] + 1, c[1] / 2), (0, x)
     )
@@ -31,8 +28,10 @@ def halvings(x):
 
 @partial(jax.jit, static_argnames="kind")
 def activation(x, kind):
-    """A Python `if` on a static argument: one compiled version per value of
-    `kind`. x: (n,) -> (n,)."""
+    """A Python `if` on a static argument: one compile per `kind`.
+
+    x: (n,) -> (n,).
+    """
     if kind == "relu":
         return jnp.maximum(x, 0.0)
     return jnp.tanh(x)

@@ -4,8 +4,7 @@ import jax
 
 @jax.jit
 def halvings(x):
-    """How many times x must be halved to drop below 1, with a Python while. x:
-    scalar -> int."""
+    """Halvings of x until below 1, Python while. x: () -> () int."""
     count = 0
     while x >= 1.0:  # the loop test is a tracer too
         x = x / 2

@@ -15,8 +15,7 @@ step_traces = 0
 
 
 def decode(first_token, steps):
-    """Greedy decoding for a fixed number of steps. first_token: int ->
-    (steps,) tokens."""
+    """Greedy decoding, fixed step count. first_token: () -> (steps,)."""
 
     def step(token, _):
         global step_traces
@@ -30,8 +29,7 @@ def decode(first_token, steps):
 
 
 def decode_python_loop(first_token, steps):
-    """The same loop in Python: unrolled into `steps` copies of the step. ->
-    (steps,) tokens."""
+    """The same loop, unrolled in Python. first_token: () -> (steps,)."""
     global step_traces
     token, tokens = first_token, []
     for _ in range(steps):

@@ -7,8 +7,10 @@ traces = 0
 
 @jax.jit
 def write_kv(cache, new, pos):
-    """Write one position into a cache. cache: (max_len, d), new: (d,), pos:
-    int -> (max_len, d)."""
+    """Write one position into the cache.
+
+    cache: (max_len, d), new: (d,), pos: () int -> (max_len, d).
+    """
     global traces
     traces += 1
     return lax.dynamic_update_slice(cache, new[None, :], (pos, 0))

@@ -1,5 +1,4 @@
-"""Mixed precision: a float32 master weight, float16 activations, a float32
-loss."""
+"""Mixed precision: float32 master weight, float16 activations, float32 loss"""
 
 import jax.numpy as jnp
 

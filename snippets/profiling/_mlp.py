@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def init_mlp(key, sizes):
-    """Weights for layers sizes[0] -> sizes[1] -> ... -> a list of (d_in,
-    d_out) matrices."""
+    """Weights for sizes[0] -> sizes[1] -> ...: a list of (d_in, d_out)."""
     keys = jax.random.split(key, len(sizes) - 1)
     return [
         jax.random.normal(k, (m, n)) / jnp.sqrt(m)
@@ -15,8 +14,10 @@ def init_mlp(key, sizes):
 
 
 def mlp(params, x):
-    """tanh MLP. params: list of (d_in, d_out), x: (batch, sizes[0]) -> (batch,
-    sizes[-1])."""
+    """tanh MLP.
+
+    params: list of (d_in, d_out), x: (batch, sizes[0]) -> (batch, sizes[-1]).
+    """
     for w in params:
         x = jnp.tanh(x @ w)
     return x

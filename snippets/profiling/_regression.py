@@ -1,13 +1,11 @@
-"""A nearly fitted linear model: the residuals, and so the gradients, are
-tiny."""
+"""A nearly fitted linear model: its residuals and gradients are tiny."""
 
 import jax
 import jax.numpy as jnp
 
 
 def loss(w, x, y):
-    """Mean squared error of a 1-parameter model. w: (), x: (n,), y: (n,) ->
-    scalar."""
+    """MSE of a 1-parameter model. w: (), x: (n,), y: (n,) -> ()."""
     return jnp.mean(0.5 * (x * w - y) ** 2)
 
 

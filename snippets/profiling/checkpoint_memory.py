@@ -7,15 +7,13 @@ DEPTHS = (2, 4, 8, 16)
 
 
 def block(p, h):
-    """Residual MLP block with a 4x wider hidden layer. h: (batch, d) ->
-    (batch, d)."""
+    """Residual block, 4x wider hidden layer. h: (batch, d) -> (batch, d)."""
     w1, w2 = p  # (d, 4d), (4d, d)
     return h + jnp.tanh(h @ w1) @ w2
 
 
 def loss(params, x, remat):
-    """Mean square of the output of len(params) blocks. x: (batch, d) ->
-    scalar."""
+    """Mean square of the output of the blocks. x: (batch, d) -> ()."""
     # remat: keep only each block's input
     f = jax.checkpoint(block) if remat else block
     for p in params:
@@ -24,8 +22,7 @@ def loss(params, x, remat):
 
 
 def grad_cost(n_blocks, remat):
-    """Compile the gradient for n_blocks blocks -> (temporary memory in MiB,
-    GFLOP)."""
+    """Compile the gradient -> (temporary memory in MiB, GFLOP)."""
     # compiling needs shapes only
     params = [(jnp.zeros((D, 4 * D)), jnp.zeros((4 * D, D)))] * n_blocks
     x = jnp.zeros((BATCH, D))

@@ -1,5 +1,4 @@
-"""The global norm of a gradient pytree: the L2 norm of all leaves
-concatenated."""
+"""The global norm of a gradient pytree: the L2 norm of all its leaves."""
 
 import jax
 import jax.numpy as jnp

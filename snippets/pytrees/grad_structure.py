@@ -1,5 +1,4 @@
-"""grad of a loss over a parameter pytree returns gradients in the same
-structure."""
+"""grad over a parameter pytree returns gradients of the same structure."""
 
 import jax
 import jax.numpy as jnp

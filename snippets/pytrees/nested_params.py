@@ -1,5 +1,4 @@
-"""Parameters of a two-layer MLP as a pytree: a dict holding a list of dicts
-and a tuple."""
+"""A two-layer MLP's parameters: a dict of a list of dicts and a tuple."""
 
 import jax
 import jax.numpy as jnp

@@ -1,5 +1,4 @@
-"""A dataclass registered as a pytree node: its array fields are leaves, static
-fields are not."""
+"""A registered dataclass: array fields are leaves, static fields are not."""
 
 import dataclasses
 
@@ -10,8 +9,7 @@ import jax.numpy as jnp
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass
 class Dense:
-    """A dense layer. w: (d_in, d_out), b: (d_out,); activation is static
-    metadata."""
+    """Dense layer. w: (d_in, d_out), b: (d_out,); activation is static."""
 
     w: jax.Array
     b: jax.Array

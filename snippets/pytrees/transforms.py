@@ -1,5 +1,4 @@
-"""jit and vmap accept and return pytrees; vmap's in_axes can be a pytree
-prefix."""
+"""jit and vmap take and return pytrees; vmap's in_axes is a tree prefix."""
 
 import jax
 import jax.numpy as jnp
@@ -21,8 +20,10 @@ print("jit output:", stats(batch))
 
 
 def score(params, example):
-    """params: {"w": (d,), "b": ()}, example: {"x": (d,), "weight": ()} ->
-    scalar."""
+    """Weighted score of one example.
+
+    params: {"w": (d,), "b": ()}, example: {"x": (d,), "weight": ()} -> ()
+    """
     return example["weight"] * (example["x"] @ params["w"] + params["b"])
 
 

@@ -1,5 +1,4 @@
-"""jax.tree.map applies a function leaf by leaf and returns a tree of the same
-structure."""
+"""jax.tree.map applies f leaf by leaf and returns a tree of the same shape."""
 
 import jax
 import jax.numpy as jnp

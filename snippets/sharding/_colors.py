@@ -1,5 +1,4 @@
-"""A dark colour map for jax.debug.visualize_array_sharding: its white labels
-stay readable."""
+"""A dark colour map for visualize_array_sharding: white labels stay legible"""
 
 from matplotlib.colors import ListedColormap
 

@@ -13,7 +13,9 @@ def make_data(key, n=64, d=4):
 
 
 def loss(params, x, y):
-    """Mean squared error. params: {"w": (d,), "b": ()}, x: (n, d), y: (n,) ->
-    scalar."""
+    """Mean squared error.
+
+    params: {"w": (d,), "b": ()}, x: (n, d), y: (n,) -> ().
+    """
     pred = x @ params["w"] + params["b"]
     return jnp.mean((pred - y) ** 2)

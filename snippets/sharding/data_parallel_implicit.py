@@ -14,8 +14,7 @@ g_full = jax.jit(jax.grad(loss))(params, x, y)
 
 
 def grads_no_pcast(params, x, y):
-    """grad of replicated params, no collective written: JAX sums it over the
-    devices."""
+    """grad of replicated params, no collective: JAX sums over devices."""
     return jax.grad(loss)(params, x, y)
 
 
@@ -25,8 +24,7 @@ def grads_no_pcast_pmean(params, x, y):
 
 
 def grads_no_pcast_divided(params, x, y):
-    """The automatic sum divided by the number of devices: the full-batch
-    gradient."""
+    """The automatic sum over the devices, divided by their number."""
     n = lax.axis_size("data")
     return jax.tree.map(lambda g: g / n, jax.grad(loss)(params, x, y))
 

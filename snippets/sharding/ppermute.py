@@ -12,8 +12,7 @@ print("pairs:", ring[:3], "...", ring[-1])
 
 
 def shift(block):
-    """Send this device's block to the next device on the ring. block: (1,) ->
-    (1,)."""
+    """Send this block to the next device on the ring: (1,) -> (1,)."""
     return lax.ppermute(block, "i", perm=ring)
 
 

@@ -16,14 +16,18 @@ def put(a, spec):
 
 
 def column_parallel(x, w_cols):
-    """x: (batch, d_in) full, w_cols: (d_in, d_out / 8) -> (batch, d_out / 8).
-    No communication."""
+    """No communication.
+
+    x: (batch, d_in), w_cols: (d_in, d_out / 8) -> (batch, d_out / 8).
+    """
     return x @ w_cols
 
 
 def row_parallel(x_cols, w_rows):
-    """x_cols: (batch, d_in / 8), w_rows: (d_in / 8, d_out) -> (batch, d_out)
-    full."""
+    """One psum of partial products.
+
+    x_cols: (batch, d_in / 8), w_rows: (d_in / 8, d_out) -> (batch, d_out).
+    """
     partial = x_cols @ w_rows  # this device's share of the sum over d_in
     return lax.psum(partial, "model")  # add the 8 shares
 

@@ -11,8 +11,10 @@ x = jax.random.normal(kx, (4, 16))
 
 
 def mlp_block(x, w1_cols, w2_rows):
-    """Per device: x (batch, d), w1_cols (d, 4d / 8), w2_rows (4d / 8, d) ->
-    (batch, d)."""
+    """Per-device MLP block.
+
+    x: (batch, d), w1_cols: (d, 4d / 8), w2_rows: (4d / 8, d) -> (batch, d).
+    """
     h = jnp.tanh(x @ w1_cols)  # this device's 8 hidden units, no communication
     return lax.psum(h @ w2_rows, "model")  # the only collective in the block
 

@@ -1,13 +1,11 @@
-"""Shared model for the training page: a 1 -> 32 -> 1 tanh MLP fitted to a
-noisy sine."""
+"""The training page's model: a 1 -> 32 -> 1 tanh MLP for a noisy sine."""
 
 import jax
 import jax.numpy as jnp
 
 
 def make_data(key, n=256):
-    """Synthetic regression data: x: (n, 1) in [-2, 2], y: (n, 1) = sin(2x) +
-    noise."""
+    """Noisy sine. -> x: (n, 1) in [-2, 2], y: (n, 1) = sin(2x) + noise."""
     key_x, key_noise = jax.random.split(key)
     x = jax.random.uniform(key_x, (n, 1), minval=-2.0, maxval=2.0)
     y = jnp.sin(2.0 * x) + 0.1 * jax.random.normal(key_noise, (n, 1))
@@ -15,8 +13,7 @@ def make_data(key, n=256):
 
 
 def init_params(key, sizes=(1, 32, 1)):
-    """A list of {"w": (d_in, d_out), "b": (d_out,)} dicts with 1/sqrt(d_in)
-    scaled weights."""
+    """Layers {"w": (d_in, d_out), "b": (d_out,)}, w scaled by 1/sqrt(d_in)."""
     keys = jax.random.split(key, len(sizes) - 1)
     return [
         {

@@ -1,5 +1,4 @@
-"""The same model trained with optax.adamw and with optax.sgd(momentum=0.9);
-loss curves compared."""
+"""One model trained with optax.adamw and optax.sgd(momentum=0.9)."""
 
 import jax
 import matplotlib.pyplot as plt
@@ -9,13 +8,11 @@ from snippets.training._model import init_params, loss_fn, make_data
 
 
 def train(optimizer, params, x, y, steps):
-    """Full-batch training with an Optax optimizer. Returns (final params, list
-    of losses)."""
+    """Full-batch training. -> (final params, list of losses)."""
 
     @jax.jit
     def step(params, opt_state):
-        """One full-batch step -> (new params, new optimizer state, loss before
-        the step)."""
+        """One full-batch step -> (params, opt_state, loss before the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         # adamw needs params
         updates, opt_state = optimizer.update(grads, opt_state, params)

@@ -1,5 +1,4 @@
-"""Gradient accumulation: sum micro-batch gradients with lax.scan, compare with
-the full batch."""
+"""Gradient accumulation with lax.scan, compared with the full batch."""
 
 import jax
 import jax.numpy as jnp
@@ -10,8 +9,10 @@ from snippets.training._model import init_params, loss_fn, make_data
 
 @jax.jit
 def accumulated_grad(params, x, y):
-    """x: (m, b, 1), y: (m, b, 1): m micro-batches of b examples -> (mean loss,
-    mean grads)."""
+    """m micro-batches of b examples.
+
+    x, y: (m, b, 1) -> (mean loss, mean grads).
+    """
 
     def body(carry, batch):
         """Add one micro-batch's loss and gradients to the running sums."""

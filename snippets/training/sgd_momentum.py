@@ -1,5 +1,4 @@
-"""SGD with momentum by hand: an init/update pair of pure functions on pytrees,
-then a jitted step."""
+"""SGD with momentum by hand: an init/update pair, then a jitted step."""
 
 import jax
 import jax.numpy as jnp
@@ -28,8 +27,7 @@ opt_init, opt_update = sgd_momentum(lr=0.05, momentum=0.9)
 
 @jax.jit
 def train_step(params, opt_state, x, y):
-    """One step: loss and grads in one pass, then the optimizer. Returns
-    (params, opt_state, loss)."""
+    """One step, loss and grads in one pass -> (params, opt_state, loss)."""
     loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
     updates, opt_state = opt_update(grads, opt_state, params)
     params = jax.tree.map(lambda p, u: p + u, params, updates)

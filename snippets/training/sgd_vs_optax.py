@@ -1,5 +1,4 @@
-"""The hand-written SGD-momentum pair next to optax.sgd(lr, momentum=...), step
-for step."""
+"""The hand-written SGD-momentum pair next to optax.sgd, step for step."""
 
 import jax
 import jax.numpy as jnp
@@ -28,8 +27,7 @@ def make_step(update):
 
     @jax.jit
     def step(params, opt_state, x, y):
-        """One full-batch step -> (new params, new optimizer state, loss before
-        the step)."""
+        """Largest |a - b| over two pytrees of the same structure -> ()."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, opt_state = update(grads, opt_state, params)
         return optax.apply_updates(params, updates), opt_state, loss
@@ -39,8 +37,7 @@ def make_step(update):
 
 @jax.jit
 def max_abs_diff(a, b):
-    """Largest elementwise |a - b| over two pytrees of the same structure ->
-    scalar."""
+    """One full-batch step -> (params, opt_state, loss before the step)."""
     return jax.tree.reduce(
         jnp.maximum, jax.tree.map(lambda u, v: jnp.max(jnp.abs(u - v)), a, b)
     )
