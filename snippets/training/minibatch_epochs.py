@@ -11,9 +11,8 @@ BATCH, EPOCHS = 32, 20
 tx = optax.adamw(learning_rate=0.01, weight_decay=1e-4)
 
 
-def shuffled_batches(key, x, y):
-    """x, y: (n, 1) -> x, y: (n // BATCH, BATCH, 1), rows in a random order."""
-    order = jax.random.permutation(key, x.shape[0])
+def batches(order, x, y):
+    """order: (n,), x, y: (n, 1) -> x, y: (n // BATCH, BATCH, 1) in order."""
     return x[order].reshape(-1, BATCH, 1), y[order].reshape(-1, BATCH, 1)
 
 
@@ -32,10 +31,10 @@ opt_state = tx.init(params)
 
 for epoch in range(EPOCHS):
     key_shuffle, key_epoch = jax.random.split(key_shuffle)  # new key each time
-    xs, ys = shuffled_batches(key_epoch, x, y)
+    order = jax.random.permutation(key_epoch, x.shape[0])
     if epoch < 2:
-        first = jax.random.permutation(key_epoch, x.shape[0])[:6]
-        print(f"epoch {epoch}: first examples {first.tolist()}")
+        print(f"epoch {epoch}: first examples {order[:6].tolist()}")
+    xs, ys = batches(order, x, y)
     for xb, yb in zip(xs, ys):
         old_w = params[0]["w"]
         params, opt_state, loss = train_step(params, opt_state, xb, yb)
