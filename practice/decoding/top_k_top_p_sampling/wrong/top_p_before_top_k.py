@@ -41,8 +41,7 @@ def sample(
     top_k: int | None = None,
     top_p=None,
 ) -> jax.Array:
-    """Temperature, then top-k, then top-p, then a categorical draw. (..., V)
-    -> (...,) int32."""
+    """Temperature, top-k, top-p, then a draw: (..., V) -> (...,) int32."""
     scaled = logits / temperature
     # only the presence of top_p is static, its value may be traced
     if top_p is not None:

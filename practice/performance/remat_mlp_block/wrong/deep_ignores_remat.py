@@ -40,8 +40,7 @@ def remat_mlp_block(
 def deep_mlp(
     stacked_params: Params, x: jax.Array, remat: bool = False
 ) -> jax.Array:
-    """L blocks with lax.scan over the leading layer axis. x: (B, D) -> (B,
-    D)."""
+    """L blocks, lax.scan over the leading layer axis. x: (B, D) -> (B, D)."""
     block = mlp_block
 
     def layer(h, params):

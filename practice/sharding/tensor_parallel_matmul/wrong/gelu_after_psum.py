@@ -56,7 +56,6 @@ def tp_mlp(
     mesh: Mesh,
     axis_name: str = "model",
 ) -> jax.Array:
-    """gelu(x @ w1) @ w2 with w1 split by columns and w2 by rows: (B, D) -> (B,
-    D)."""
+    """gelu(x @ w1) @ w2, w1 split by columns, w2 by rows: (B, D) -> (B, D)."""
     h = column_parallel(x, w1, mesh, axis_name)  # (B, H), split by columns
     return jax.nn.gelu(row_parallel(h, w2, mesh, axis_name))
