@@ -1,6 +1,4 @@
-import jax
 import jax.numpy as jnp
-import numpy as np
 
 from practice.decoding.beam_search_step.solution import (
     beam_search_step,

@@ -15,12 +15,13 @@ def gqa_decode_step(
 ) -> jax.Array:
     """Attention of one query token per sequence over its KV cache.
 
-    q: (B, N, H) the new token's queries; k_cache, v_cache: (B, L, K, H) with N
-    % K == 0; lengths: (B,) int32, number of valid cache rows of each sequence
-    (1 <= lengths[b] <= L); rows at positions >= lengths[b] hold garbage and
-    must get zero weight. Query head n uses KV head n // (N // K) (consecutive
-    query heads share a KV head). Scores are q . k / sqrt(H), softmax over the
-    valid positions. Returns (B, N, H) in q's dtype.
+    q: (B, N, H) the new token's queries; k_cache, v_cache: (B, L, K, H),
+    with N divisible by K; lengths: (B,) int32, the number of valid cache rows
+    of each sequence (1 <= lengths[b] <= L); rows at positions >= lengths[b]
+    hold garbage and must get zero weight. Query head n uses KV head
+    n // (N // K) (consecutive query heads share a KV head). Scores are
+    q . k / sqrt(H), softmax over the valid positions. Returns (B, N, H) in
+    q's dtype.
 
     Do not materialise the repeated cache: no intermediate array may be as
     large as B * L * N * H elements (reshape the queries into groups instead).

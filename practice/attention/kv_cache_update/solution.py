@@ -21,8 +21,7 @@ def init_kv_cache(
 def write_rows(
     buffer: jax.Array, rows: jax.Array, pos: jax.Array
 ) -> jax.Array:
-    """One sequence: buffer (L, K, H), rows (S, K, H) written from row pos
-    (traced int)."""
+    """buffer (L, K, H), rows (S, K, H), pos traced -> rows written at pos."""
     zero = jnp.zeros((), pos.dtype)
     return jax.lax.dynamic_update_slice(
         buffer, rows.astype(buffer.dtype), (pos, zero, zero)

@@ -32,12 +32,12 @@ def update_kv_cache(
     its own position.
 
     cache: {"k", "v"} of shape (B, L, K, H); k_new, v_new: (B, S, K, H);
-    pos: (B,) int32, the first cache row to write for each sequence (0 <=
-    pos[b] <= L - S). Returns a NEW cache where rows pos[b] ... pos[b] + S - 1
-    of sequence b hold k_new[b] and v_new[b] (cast to the cache dtype) and
-    every other entry is unchanged. The input cache is not modified. pos may be
-    traced: the function must work under ``jax.jit`` without recompiling for
-    new positions.
+    pos: (B,) int32, the first cache row to write for each sequence, with
+    0 <= pos[b] <= L - S. Returns a NEW cache where the rows
+    pos[b] ... pos[b] + S - 1 of sequence b hold k_new[b] and v_new[b] (cast
+    to the cache dtype) and every other entry is unchanged. The input cache is
+    not modified. pos may be traced: the function must work under ``jax.jit``
+    without recompiling for new positions.
     """
     raise NotImplementedError(
         "update_kv_cache: lax.dynamic_update_slice, vmapped over the batch"

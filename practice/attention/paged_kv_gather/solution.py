@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def gather_pages(pages: jax.Array, block_table: jax.Array) -> jax.Array:
-    """pages (num_pages, P, K, H), block_table (B, M) -> contiguous (B, M * P,
-    K, H)."""
+    """pages (num_pages, P, K, H), block_table (B, M) -> (B, M * P, K, H)."""
     # (B, M, P, K, H): one gather, indices may be traced
     blocks = pages[block_table]
     b, m, p = blocks.shape[:3]
@@ -19,8 +18,7 @@ def write_token(
     positions: jax.Array,
     kv: jax.Array,
 ) -> jax.Array:
-    """Scatter kv (B, K, H) into the slot of positions (B,) -> new pool
-    (num_pages, P, K, H)."""
+    """kv (B, K, H) at the slots of positions (B,) -> new pool (same shape)."""
     page_size = pages.shape[1]
     rows = jnp.arange(block_table.shape[0])
     # (B,) physical page of each token

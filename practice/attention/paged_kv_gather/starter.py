@@ -16,10 +16,13 @@ def gather_pages(pages: jax.Array, block_table: jax.Array) -> jax.Array:
 
     pages: (num_pages, P, K, H), the pool; P is the page size (tokens per
     page). block_table: (B, M) int32; block_table[b, j] is the page holding
-    logical positions j * P ... (j + 1) * P - 1 of sequence b (0 <=
-    block_table[b, j] < num_pages). Returns (B, M * P, K, H) where out[b, t] =
-    pages[block_table[b, t // P], t % P]. No Python loops over B or M; works
-    under ``jax.jit`` with a traced block table.
+    the logical positions j * P ... (j + 1) * P - 1 of sequence b. Returns
+    (B, M * P, K, H) with
+
+        out[b, t] = pages[block_table[b, t // P], t % P]
+
+    No Python loops over B or M; works under ``jax.jit`` with a traced block
+    table.
     """
     raise NotImplementedError(
         "gather_pages: index the pool with the block table, then reshape"
@@ -35,11 +38,14 @@ def write_token(
     """Write one new token per sequence into its page; return the new pool.
 
     pages: (num_pages, P, K, H); block_table: (B, M) int32; positions: (B,)
-    int32 logical position of the new token of each sequence (0 <= positions[b]
-    < M * P); kv: (B, K, H) the token's keys (or values).
-    Sets pages[block_table[b, positions[b] // P], positions[b] % P] = kv[b] for
-    every b; the targets of different sequences are distinct. Every other entry
-    is unchanged, the input pool is not modified. Works under ``jax.jit`` with
+    int32, the logical position of the new token of each sequence, below
+    M * P; kv: (B, K, H), the token's keys (or values). For every b, with
+    t = positions[b]:
+
+        pages[block_table[b, t // P], t % P] = kv[b]
+
+    The targets of different sequences are distinct. Every other entry is
+    unchanged, the input pool is not modified. Works under ``jax.jit`` with
     traced positions and block table.
     """
     raise NotImplementedError(

@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def rope_frequencies(head_dim: int, base: float = 10000.0) -> jax.Array:
-    """theta_i = base ** (-2 i / head_dim) for i < head_dim // 2 -> float32
-    (head_dim // 2,)."""
+    """theta_i = base ** (-2 i / H) for i < H // 2 -> float32 (H // 2,)."""
     exponents = jnp.arange(0, head_dim, 2, dtype=jnp.float32) / head_dim
     return base**-exponents
 

@@ -10,10 +10,11 @@ import jax.numpy as jnp
 
 
 def rope_frequencies(head_dim: int, base: float = 10000.0) -> jax.Array:
-    """Rotation frequency of each feature pair: theta_i = base ** (-2 i /
-    head_dim).
+    """Rotation frequency of each feature pair, float32 (H // 2,).
 
-    head_dim: even H. Returns float32 (H // 2,) for i = 0 ... H // 2 - 1.
+    head_dim: even H. For i = 0 ... H // 2 - 1:
+
+        theta_i = base ** (-2 * i / H)
     """
     raise NotImplementedError(
         "rope_frequencies: one frequency per pair of features"
@@ -27,13 +28,13 @@ def apply_rope(
     GPT-NeoX/LLaMA).
 
     x: (T, N, H) with H even; positions: (T,) integers (may be traced).
-    Feature i is paired with feature i + H // 2. With a = positions[t] *
-    theta_i:
-        out[t, n, i]          = x[t, n, i] * cos(a) - x[t, n, i + H//2] *
-        sin(a) out[t, n, i + H//2]   = x[t, n, i] * sin(a) + x[t, n, i + H//2]
-        * cos(a)
-    The same rotation applies to every head n. Compute in float32; return x's
-    dtype and shape.
+    Feature i < H // 2 is paired with feature j = i + H // 2. With the angle
+    a = positions[t] * theta_i, for every head n:
+
+        out[t, n, i] = x[t, n, i] * cos(a) - x[t, n, j] * sin(a)
+        out[t, n, j] = x[t, n, i] * sin(a) + x[t, n, j] * cos(a)
+
+    Compute in float32; return x's dtype and shape.
     """
     raise NotImplementedError(
         "apply_rope: angles (T, H//2), cos/sin, rotate the two halves"

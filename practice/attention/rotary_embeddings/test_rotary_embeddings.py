@@ -80,6 +80,11 @@ def test_bfloat16_in_bfloat16_out(impl):
     assert out.dtype == jnp.bfloat16 and out.shape == x.shape
     np.testing.assert_allclose(np.asarray(out, np.float32), np_rope(x.astype(jnp.float32), [0, 1, 2]),
                                rtol=2e-2, atol=2e-2)
+    # the angles are computed in float32: bfloat16 would round position 2047 to 2048 (a radian off)
+    positions = jnp.array([3, 500, 2047])
+    out = impl.apply_rope(x, positions)
+    np.testing.assert_allclose(np.asarray(out, np.float32), np_rope(x.astype(jnp.float32), positions),
+                               rtol=2e-2, atol=2e-2)
 
 
 def test_under_jit_with_traced_positions(impl):

@@ -11,8 +11,7 @@ import jax.numpy as jnp
 def beam_search_step(
     scores: jax.Array, log_probs: jax.Array, finished: jax.Array, eos_id: int
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    """scores (B, K), log_probs (B, K, V), finished (B, K) -> four (B, K)
-    arrays."""
+    """scores (B, K), log_probs (B, K, V), finished (B, K) -> four (B, K)."""
     batch, beams, vocab = log_probs.shape
     # a finished beam can only be extended by eos_id, at no cost
     eos_only = jnp.where(jnp.arange(vocab) == eos_id, 0.0, -jnp.inf)  # (V,)
@@ -26,7 +25,6 @@ def beam_search_step(
 
 
 def gather_beams(tree: Any, parents: jax.Array) -> Any:
-    """Leaves (B, K, ...) -> (B, K, ...) with out[b, k] = leaf[b, parents[b,
-    k]]."""
+    """out[b, k] = leaf[b, parents[b, k]] for every leaf (B, K, ...)."""
     pick = jax.vmap(lambda leaf, rows: leaf[rows])  # one batch row at a time
     return jax.tree.map(lambda leaf: pick(leaf, parents), tree)

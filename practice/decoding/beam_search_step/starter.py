@@ -23,9 +23,12 @@ def beam_search_step(
     log-probabilities of each beam; finished: (B, K) bool, beams that already
     ended with ``eos_id``; eos_id: Python int.
 
-    The candidate (k, v) of row b has score ``scores[b, k] + log_probs[b, k,
-    v]``, except for a finished beam k: its only candidate is (k, eos_id) with
-    the unchanged score ``scores[b, k]`` (every other token of a finished beam
+    The candidate (k, v) of row b has the score
+
+        scores[b, k] + log_probs[b, k, v]
+
+    except for a finished beam k: its only candidate is (k, eos_id) with the
+    unchanged score ``scores[b, k]`` (every other token of a finished beam
     scores ``-inf``). Keep the ``K`` candidates with the highest scores, best
     first; equal scores are ordered by the flat index ``k * V + v``, lowest
     first (the rule of ``jax.lax.top_k``).
@@ -44,8 +47,9 @@ def gather_beams(tree: Any, parents: jax.Array) -> Any:
     """Reorder per-beam state to follow the survivors.
 
     tree: a pytree whose leaves have shape (B, K, ...); parents: (B, K) int32
-    from ``beam_search_step``. Returns the same structure where ``out[b, k] =
-    leaf[b, parents[b, k]]``.
+    from ``beam_search_step``. Returns the same structure, where
+
+        out[b, k] = leaf[b, parents[b, k]]
     """
     raise NotImplementedError(
         "gather_beams: index each leaf along axis 1 with parents"

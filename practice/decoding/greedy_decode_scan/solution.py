@@ -18,8 +18,7 @@ def greedy_decode(
     eos_id: int,
     pad_id: int,
 ) -> tuple[jax.Array, jax.Array]:
-    """Greedy decoding. first_tokens: (B,) int32 -> tokens (B, num_steps)
-    int32, lengths (B,) int32."""
+    """first_tokens (B,) -> tokens (B, num_steps), lengths (B,); all int32."""
 
     def step(carry, _):
         state, fed, done, length = carry

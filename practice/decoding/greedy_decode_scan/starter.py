@@ -13,9 +13,9 @@ import jax
 import jax.numpy as jnp
 
 # step_fn(state, tokens) -> (logits, new_state)
-#   state: any pytree (the model's carry, e.g. an RNN hidden state or a KV
-#   cache) tokens: (B,) int32, the tokens fed to the model at this step
-#   logits: (B, V) float32, scores for the next token
+#   state:  any pytree, the model's carry (an RNN hidden state, a KV cache)
+#   tokens: (B,) int32, the tokens fed to the model at this step
+#   logits: (B, V) float32, the scores of the next token
 StepFn = Callable[[Any, jax.Array], tuple[jax.Array, Any]]
 
 

@@ -13,8 +13,7 @@ def speculative_accept(
     target_probs: jax.Array,
     pad_id: int = -1,
 ) -> tuple[jax.Array, jax.Array]:
-    """draft_tokens (L,), draft_probs (L, V), target_probs (L+1, V) -> tokens
-    (L+1,), num_emitted ()."""
+    """tokens (L,), q (L, V), p (L+1, V) -> tokens (L+1,), num_emitted ()."""
     num_draft = draft_tokens.shape[0]
     accept_key, sample_key = jax.random.split(key)
 
@@ -26,8 +25,7 @@ def speculative_accept(
     # leading accepted tokens
     n = jnp.sum(jnp.cumprod(accepted.astype(jnp.int32)))
 
-    # row i < L: residual max(p_i - q_i, 0); row L: the target itself (bonus
-    # token)
+    # row i < L: the residual max(p_i - q_i, 0); row L: p_L (bonus token)
     residual = jnp.maximum(target_probs[:num_draft] - draft_probs, 0.0)
     # (L+1, V)
     last_dists = jnp.concatenate([residual, target_probs[num_draft:]], axis=0)

@@ -38,8 +38,7 @@ def sample(
     top_k: int | None = None,
     top_p=None,
 ) -> jax.Array:
-    """Temperature, then top-k, then top-p, then a categorical draw. (..., V)
-    -> (...,) int32."""
+    """Temperature, top-k, top-p, then a draw: (..., V) -> (...,) int32."""
     scaled = logits / temperature
     if top_k is not None:  # a Python-level choice: top_k is static
         scaled = top_k_filter(scaled, top_k)

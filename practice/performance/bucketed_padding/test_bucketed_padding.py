@@ -1,4 +1,6 @@
 """Tests for Bucketed Padding Without Recompiles."""
+import contextlib
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -71,6 +73,22 @@ def test_pool_under_jit_with_traced_mask(impl):
         np.testing.assert_allclose(out, np_pool(x[:n], w), rtol=1e-5, atol=1e-6)
 
 
+@contextlib.contextmanager
+def counting_compilations():
+    """Collect the name of every function XLA compiles inside the block (JAX's monitoring events)."""
+    names = []
+
+    def listener(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            names.append(kwargs.get("fun_name"))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield names
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+
+
 def test_at_most_one_compile_per_bucket(impl):
     traced_shapes = []
 
@@ -82,12 +100,15 @@ def test_at_most_one_compile_per_bucket(impl):
     rng = np.random.default_rng(3)
     w = jnp.asarray(rng.normal(size=4), jnp.float32)
     lengths = rng.integers(1, 65, size=40)
-    for n in lengths:
-        x = rng.normal(size=(n, 4)).astype(np.float32)
-        np.testing.assert_allclose(run(x, w), np_pool(x, w), rtol=1e-5, atol=1e-6)
+    inputs = [rng.normal(size=(n, 4)).astype(np.float32) for n in lengths]
+    with counting_compilations() as compiled:
+        outputs = [run(x, w) for x in inputs]
+    for x, out in zip(inputs, outputs):
+        np.testing.assert_allclose(out, np_pool(x, w), rtol=1e-5, atol=1e-6)
     used = {min(b for b in BUCKETS if b >= n) for n in lengths}
     assert len(set(lengths)) > 20 and len(used) == 4
     assert sorted(traced_shapes) == sorted((b, 4) for b in used), traced_shapes
+    assert len(compiled) == len(used), compiled    # XLA compilations, not only traces
 
 
 def test_bucketed_with_another_function(impl):

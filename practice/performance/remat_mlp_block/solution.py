@@ -37,8 +37,7 @@ def remat_mlp_block(
 def deep_mlp(
     stacked_params: Params, x: jax.Array, remat: bool = False
 ) -> jax.Array:
-    """L blocks with lax.scan over the leading layer axis. x: (B, D) -> (B,
-    D)."""
+    """L blocks, lax.scan over the leading layer axis. x: (B, D) -> (B, D)."""
     block = remat_mlp_block if remat else mlp_block
 
     def layer(h, params):

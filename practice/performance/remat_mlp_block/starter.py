@@ -50,8 +50,8 @@ def deep_mlp(
 ) -> jax.Array:
     """Apply L blocks in sequence with one ``jax.lax.scan`` over the layers.
 
-    stacked_params: the block params with a leading layer axis, e.g. w1: (L, D,
-    H). x: (B, D) -> (B, D). With ``remat=True`` every layer is a
+    stacked_params: the block params with a leading layer axis, for example
+    w1: (L, D, H). x: (B, D) -> (B, D). With ``remat=True`` every layer is a
     ``remat_mlp_block`` (default policy), so the backward pass keeps only each
     layer's input.
     """

@@ -3,8 +3,11 @@
 ZeRO (Rajbhandari et al., 2020, "ZeRO: Memory Optimizations Toward Training
 Trillion Parameter Models") removes the copies of the model states that plain
 data parallelism keeps on every device. With mixed-precision Adam, each
-parameter costs 2 bytes (float16 weights) + 2 bytes (float16 gradients) + K =
-12 bytes of optimizer state (float32 master weights, momentum and variance).
+parameter costs
+
+    2 bytes (float16 weights) + 2 bytes (float16 gradients)
+    + K = 12 bytes of optimizer state (float32 weights, momentum, variance).
+
 Stage 1 partitions the optimizer state over the N_d data-parallel devices,
 stage 2 also the gradients, stage 3 also the parameters; stage 0 is plain data
 parallelism. Pure Python: no JAX.

@@ -34,6 +34,26 @@ def test_breakdown_by_state(impl):
     assert all(isinstance(v, float) for v in b3.values())
 
 
+# Section 5 of the paper: stage 1 (P_os) partitions the optimizer state, stage 2 (P_os+g) also the
+# gradients, stage 3 (P_os+g+p) also the parameters.
+PARTITIONED = {0: set(), 1: {"optimizer"}, 2: {"optimizer", "grads"},
+               3: {"optimizer", "grads", "params"}}
+
+
+def test_each_stage_partitions_its_states(impl):
+    # distinct byte counts per state, so that no two states can be confused
+    sizes = {"params": 4, "grads": 2, "optimizer": 12}
+    kwargs = {"param_bytes": 4, "grad_bytes": 2, "optimizer_bytes": 12}
+    for stage, partitioned in PARTITIONED.items():
+        for n_d in [1, 8, 64]:
+            b = impl.zero_model_state_bytes(1e9, n_d, stage, **kwargs)
+            for state, size in sizes.items():
+                expected = size * 1e9 / (n_d if state in partitioned else 1)
+                assert b[state] == pytest.approx(expected, rel=1e-12), (stage, n_d, state)
+            total = sum(size * 1e9 / (n_d if st in partitioned else 1) for st, size in sizes.items())
+            assert impl.zero_memory_gb(1e9, n_d, stage, **kwargs) == pytest.approx(total / 1e9)
+
+
 def test_one_device_and_monotonicity(impl):
     for stage in range(4):
         assert impl.zero_memory_gb(1e9, 1, stage) == pytest.approx(16.0)

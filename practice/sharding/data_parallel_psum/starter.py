@@ -24,11 +24,13 @@ def per_device_grads(
     """The gradient each device computes on its own slice of the batch, before
     any reduction.
 
-    params: pytree of arrays (replicated on every device); x: (N, ...), y: (N,
-    ...) with N divisible by n = mesh.shape["data"]; device i gets rows ``i*N/n
-    .. (i+1)*N/n - 1``. The inputs may be unplaced arrays: put them on the mesh
-    first. Returns a pytree shaped like ``params`` whose leaves have an extra
-    leading axis of size n: ``out[i] = grad(loss_fn)(params, x_i, y_i)``.
+    params: pytree of arrays (replicated on every device); x: (N, ...) and
+    y: (N, ...), with N divisible by n = mesh.shape["data"]; device i gets
+    the rows i * N/n ... (i + 1) * N/n - 1. The inputs may be unplaced arrays:
+    put them on the mesh first. Returns a pytree shaped like ``params`` whose
+    leaves have an extra leading axis of size n:
+
+        out[i] = grad(loss_fn)(params, x_i, y_i)
     """
     raise NotImplementedError(
         "per_device_grads: shard_map over 'data' with out_specs P('data')"

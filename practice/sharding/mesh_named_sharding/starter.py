@@ -14,8 +14,8 @@ import jax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 # One rule per logical axis name: the mesh axis (or tuple of mesh axes) it is
-# split over, or None to replicate it. For example {"batch": "data", "mlp":
-# "model", "embed": None}.
+# split over, or None to replicate it. For example:
+#     {"batch": "data", "mlp": "model", "embed": None}
 Rules = Mapping[str, str | tuple[str, ...] | None]
 
 
@@ -32,8 +32,9 @@ def logical_to_spec(logical_axes: tuple[str | None, ...], rules: Rules) -> P:
     logical_axes: one entry per array axis, a logical name or None
     (replicated). Each name is looked up in ``rules``; an unknown name raises
     ``KeyError``. A mesh axis may shard at most one array axis: if two array
-    axes would use the same mesh axis, raise ``ValueError``. Example: ("batch",
-    "embed") with {"batch": "data", "embed": None} gives ``P("data", None)``.
+    axes would use the same mesh axis, raise ``ValueError``. Example:
+    ("batch", "embed") with {"batch": "data", "embed": None} gives
+    ``P("data", None)``.
     """
     raise NotImplementedError(
         "logical_to_spec: look up each name, check no mesh axis repeats"

@@ -6,8 +6,7 @@ import jax
 
 
 def ring_allreduce(x: jax.Array, axis_name: str) -> jax.Array:
-    """Sum of x over axis_name via reduce-scatter + all-gather on a ring. x:
-    (d, ...) -> (d, ...)."""
+    """Sum of x over axis_name on a ring of ppermutes: (d, ...) -> (d, ...)."""
     n = jax.lax.axis_size(axis_name)
     me = jax.lax.axis_index(axis_name)
     to_right = [(i, (i + 1) % n) for i in range(n)]

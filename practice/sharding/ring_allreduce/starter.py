@@ -21,11 +21,12 @@ def ring_allreduce(x: jax.Array, axis_name: str) -> jax.Array:
     dtype holding the sum of the blocks of all n devices, on every device (what
     ``jax.lax.psum(x, axis_name)`` returns).
 
-    Split x into n chunks along axis 0. Device i sends only to device (i + 1) %
-    n. Reduce-scatter: at step s = 0 .. n-2, device i sends its (partial sum
-    of) chunk (i - s) % n and adds what it receives to its chunk (i - s - 1) %
-    n; afterwards device i holds the full sum of chunk (i + 1) % n. All-gather:
-    n - 1 more steps pass the finished chunks around the ring. Only
+    Split x into n chunks along axis 0. Device i sends only to device
+    (i + 1) % n.
+    Reduce-scatter: at step s = 0 .. n-2, device i sends its (partial sum of)
+    chunk (i - s) % n and adds what it receives to its chunk (i - s - 1) % n;
+    afterwards device i holds the full sum of chunk (i + 1) % n.
+    All-gather: n - 1 more steps pass the finished chunks around the ring. Only
     ``jax.lax.ppermute`` may communicate: no psum, all_gather or psum_scatter;
     every ppermute moves a single (d / n, ...) chunk, 2 (n - 1) sends in total.
     """

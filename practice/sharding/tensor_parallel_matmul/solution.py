@@ -53,8 +53,7 @@ def tp_mlp(
     mesh: Mesh,
     axis_name: str = "model",
 ) -> jax.Array:
-    """gelu(x @ w1) @ w2 with w1 split by columns and w2 by rows: (B, D) -> (B,
-    D)."""
+    """gelu(x @ w1) @ w2, w1 split by columns, w2 by rows: (B, D) -> (B, D)."""
     h = column_parallel(x, w1, mesh, axis_name)  # (B, H), split by columns
     h = jax.nn.gelu(h)  # elementwise: stays split, no communication
     return row_parallel(h, w2, mesh, axis_name)

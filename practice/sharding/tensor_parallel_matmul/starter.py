@@ -18,11 +18,11 @@ def column_parallel(
     """``x @ w`` with w split by columns over ``axis_name``, written with
     ``jax.shard_map``.
 
-    x: (B, D) replicated; w: (D, H) with H divisible by n =
-    mesh.shape[axis_name]. Each device multiplies x by its (D, H/n) column
-    block; no communication. Returns the (B, H) product, sharded as ``P(None,
-    axis_name)`` (each device holds its (B, H/n) block). Inputs may be unplaced
-    arrays: put them on the mesh with the layout you need.
+    x: (B, D) replicated; w: (D, H), with H divisible by
+    n = mesh.shape[axis_name]. Each device multiplies x by its (D, H/n)
+    column block; no communication. Returns the (B, H) product, sharded as
+    ``P(None, axis_name)`` (each device holds its (B, H/n) block). Inputs may
+    be unplaced arrays: put them on the mesh with the layout you need.
     """
     raise NotImplementedError(
         "column_parallel: shard_map with w in P(None, axis_name)"

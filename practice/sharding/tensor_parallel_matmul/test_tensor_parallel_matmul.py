@@ -1,4 +1,6 @@
 """Tests for Tensor-Parallel Matmul with shard_map (8 emulated CPU devices)."""
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -66,6 +68,23 @@ def test_tp_mlp_uses_exactly_one_psum(impl):
     assert "shard_map" in names, names
     collectives = [nm for nm in names if nm.startswith(COLLECTIVES)]
     assert len(collectives) == 1 and collectives[0].startswith("psum"), collectives
+
+
+def hlo_collectives(compiled_text):
+    """Count the collective operations of a compiled HLO module, by kind."""
+    kinds = ("all-gather", "all-reduce", "collective-permute", "all-to-all", "reduce-scatter")
+    return {kind: len(re.findall(rf"\b{kind}(?:-start)?\(", compiled_text)) for kind in kinds}
+
+
+def test_tp_mlp_compiles_to_one_all_reduce(impl):
+    # The jaxpr does not show a reshard done with device_put or a sharding constraint; the
+    # compiled program does: the hidden activations must never be gathered.
+    x, w1, w2 = weights(6)
+    mesh = mesh_of(8)
+    f = jax.jit(lambda a, b, c: impl.tp_mlp(a, b, c, mesh, "model"))
+    counts = hlo_collectives(f.lower(x, w1, w2).compile().as_text())
+    assert counts == {"all-gather": 0, "all-reduce": 1, "collective-permute": 0, "all-to-all": 0,
+                      "reduce-scatter": 0}, counts
 
 
 def test_tp_mlp_under_jit(impl):

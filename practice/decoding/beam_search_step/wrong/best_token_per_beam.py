@@ -1,0 +1,34 @@
+"""Keep the best token of each beam instead of the K best of K * V.
+
+Caught by: test_first_step_with_one_live_beam_gives_distinct_beams
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+
+def beam_search_step(
+    scores: jax.Array, log_probs: jax.Array, finished: jax.Array, eos_id: int
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """scores (B, K), log_probs (B, K, V), finished (B, K) -> four (B, K)."""
+    batch, beams, vocab = log_probs.shape
+    # a finished beam can only be extended by eos_id, at no cost
+    eos_only = jnp.where(jnp.arange(vocab) == eos_id, 0.0, -jnp.inf)  # (V,)
+    log_probs = jnp.where(finished[..., None], eos_only, log_probs)
+    candidates = scores[..., None] + log_probs  # (B, K, V)
+    new_scores = jnp.max(candidates, axis=-1)  # (B, K): one per beam
+    flat = jnp.argmax(candidates, axis=-1) + jnp.arange(beams) * vocab
+    parents = (flat // vocab).astype(jnp.int32)
+    tokens = (flat % vocab).astype(jnp.int32)
+    parent_finished = jnp.take_along_axis(finished, parents, axis=1)
+    return new_scores, parents, tokens, parent_finished | (tokens == eos_id)
+
+
+def gather_beams(tree: Any, parents: jax.Array) -> Any:
+    """out[b, k] = leaf[b, parents[b, k]] for every leaf (B, K, ...)."""
+    pick = jax.vmap(lambda leaf, rows: leaf[rows])  # one batch row at a time
+    return jax.tree.map(lambda leaf: pick(leaf, parents), tree)

@@ -1,0 +1,30 @@
+"""Extend finished beams like live ones (no EOS-only row).
+
+Caught by: test_finished_beams_extend_only_with_eos
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+
+def beam_search_step(
+    scores: jax.Array, log_probs: jax.Array, finished: jax.Array, eos_id: int
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """scores (B, K), log_probs (B, K, V), finished (B, K) -> four (B, K)."""
+    batch, beams, vocab = log_probs.shape
+    candidates = (scores[..., None] + log_probs).reshape(batch, beams * vocab)
+    new_scores, flat = jax.lax.top_k(candidates, beams)  # (B, K) each
+    parents = (flat // vocab).astype(jnp.int32)
+    tokens = (flat % vocab).astype(jnp.int32)
+    parent_finished = jnp.take_along_axis(finished, parents, axis=1)
+    return new_scores, parents, tokens, parent_finished | (tokens == eos_id)
+
+
+def gather_beams(tree: Any, parents: jax.Array) -> Any:
+    """out[b, k] = leaf[b, parents[b, k]] for every leaf (B, K, ...)."""
+    pick = jax.vmap(lambda leaf, rows: leaf[rows])  # one batch row at a time
+    return jax.tree.map(lambda leaf: pick(leaf, parents), tree)
