@@ -21,6 +21,7 @@ def loss(params, x):
 def layout(tree, split):
     """Shardings for tree: first axis over "data" if split, else copies."""
     def sharding(a):
+        """The sharding of one leaf a: rows split, or a copy per device."""
         return NamedSharding(mesh, P("data") if split and a.ndim else P())
 
     return jax.tree.map(sharding, tree)
