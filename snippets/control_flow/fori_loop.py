@@ -11,8 +11,7 @@ def newton_sqrt(a, steps=6):
 
 
 print("newton_sqrt(2.0):", newton_sqrt(2.0), "| jnp.sqrt:", jnp.sqrt(2.0))
-# With Python-int bounds the loop is lowered to a scan, so reverse-mode grad
-# works.
+# Python-int bounds: the loop is lowered to a scan, so reverse-mode works.
 print(
     "primitives:",
     [e.primitive.name for e in jax.make_jaxpr(newton_sqrt)(2.0).eqns],

@@ -19,7 +19,7 @@ def rope_interleaved(x, position):
 
 
 def rope_half(x, position):
-    """Pairs (i, i + d/2), as in GPT-NeoX and Hugging Face. x: (d,) -> (d,)."""
+    """Pairs (i, i + d/2), as in GPT-NeoX and HF LLaMA. x: (d,) -> (d,)."""
     a = jnp.tile(angles(position, x.shape[-1]), 2)
     x1, x2 = jnp.split(x, 2)
     return x * jnp.cos(a) + jnp.concatenate([-x2, x1]) * jnp.sin(a)

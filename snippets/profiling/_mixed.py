@@ -1,4 +1,4 @@
-"""Mixed precision: float32 master weight, float16 activations, float32 loss"""
+"""Mixed precision: float32 master weight and loss, float16 activations."""
 
 import jax.numpy as jnp
 

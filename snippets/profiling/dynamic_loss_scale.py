@@ -12,7 +12,7 @@ x16, y16 = x.astype(jnp.float16), y.astype(jnp.float16)
 
 @jax.jit
 def step(w, scale, good_steps):
-    """All float32 scalars -> (w, scale, good_steps, finite) after one step."""
+    """w, scale: () f32, good_steps: () int -> the same three and finite."""
     g = jax.grad(lambda w: scale * loss_mixed(w, x16, y16))(w) / scale
     finite = jnp.isfinite(g)
     w = jnp.where(finite, w - LR * g, w)  # skip the update on inf or nan

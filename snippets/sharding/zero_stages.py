@@ -20,8 +20,11 @@ def loss(params, x):
 
 def layout(tree, split):
     """Shardings for tree: first axis over "data" if split, else copies."""
-    spec = lambda a: P("data") if split and a.ndim else P()
-    return jax.tree.map(lambda a: NamedSharding(mesh, spec(a)), tree)
+    def sharding(a):
+        """The sharding of one leaf a: rows split, or a copy per device."""
+        return NamedSharding(mesh, P("data") if split and a.ndim else P())
+
+    return jax.tree.map(sharding, tree)
 
 
 def mib_on_device_0(tree):
@@ -31,7 +34,7 @@ def mib_on_device_0(tree):
 
 
 def make_step(stage):
-    """ZeRO stage 0-3 train step -> jitted (params, opt_state, x) -> ...."""
+    """ZeRO stage 0-3 -> (jitted step, param shardings, Adam shardings)."""
     p_sh = layout(params, stage >= 3)
     o_sh = layout(tx.init(params), stage >= 1)
     g_sh = layout(params, stage >= 2)
