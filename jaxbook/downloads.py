@@ -81,6 +81,7 @@ def reader_notebook(notebook: dict, page: Path, root: Path, merge_streams: bool 
         if cell["cell_type"] == "markdown":
             cells += markdown_cells(source(cell), page, problem)
             continue
+        cell["source"] = source(cell)
         if merge_streams:
             cell["outputs"] = without_merged_streams(cell["outputs"])
         load = cell.get("metadata", {}).get("load")
