@@ -194,7 +194,9 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
         cells.append(code(f"import os\n\n{makedirs}", role))
     for path in paths:
         text = path.read_text(encoding="utf-8")
-        cells.append(code(f"%%writefile {path.relative_to(root).as_posix()}\n{text}", role))
+        # A practice solution is collapsed in Jupyter, as on the page: it is the answer.
+        hidden = {"jupyter": {"source_hidden": True}} if path.name == "solution.py" else {}
+        cells.append(code(f"%%writefile {path.relative_to(root).as_posix()}\n{text}", role, **hidden))
     return cells
 
 

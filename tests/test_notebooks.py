@@ -27,6 +27,7 @@ from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 from jaxbook import ROOT, runtime
+from jaxbook.deps import project_dependencies
 from jaxbook.sphinxext import find_cells
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
@@ -185,3 +186,63 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         text, passed, solved_total = verdict(reader.cells[-1])
         assert (text, passed, solved_total) == ("solved: every test passes", total, total), \
             stdout_of(reader.cells[-1])[-3000:]
+
+
+# -- the generator, without a build: fast checks of the notebook's structure -------------------------
+
+def unexecuted(page: str) -> dict:
+    """What MyST-NB writes for ``page``, minus the outputs: Markdown cells and snippet cells."""
+    path = ROOT / f"{page}.md"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    body_start = lines.index("---", 1) + 1
+    cells, start = [], body_start
+    for cell in find_cells(lines):
+        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:cell.start])))
+        snippet = (path.parent / cell.load).resolve()
+        cells.append(nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"),
+                                               metadata={"load": cell.load}))
+        start = cell.end + 1
+    cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
+    return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
+def test_notebook_structure(page):
+    from jaxbook.downloads import reader_notebook
+    from jaxbook.snippet import parse_declaration
+
+    notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
+    nbformat.validate(notebook)
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    assert role(code_cells[0]) == "setup"
+    for key, value in runtime.JAX_ENV.items():  # taken from the one place, not copied
+        assert json.dumps(key) in code_cells[0].source and json.dumps(value) in code_cells[0].source
+    written = set()
+    for cell in code_cells[1:]:
+        assert role(cell) or cell.metadata.get("load"), cell.source[:200]
+        if cell.source.startswith("%%writefile "):
+            written.add(cell.source.split("\n", 1)[0].split()[1])
+        if cell.metadata.get("load"):
+            snippet = (ROOT / page).parent / cell.metadata.load
+            needed = {p.relative_to(ROOT).as_posix()
+                      for p in project_dependencies(snippet.resolve(), ROOT)[1:]}
+            assert needed <= written, f"{cell.metadata.load} runs before {needed - written} is written"
+            declared = parse_declaration(cell.source, cell.metadata.load) is not None
+            assert declared == ("raises-exception" in cell.metadata.get("tags", []))
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            assert "{literalinclude}" not in cell.source and "{dropdown}" not in cell.source
+            for line in cell.source.split("\n"):
+                assert not line.startswith("%%")
+    if page.startswith("practice/"):
+        problem = ROOT / page
+        attempts = [c for c in code_cells if role(c) == "attempt"]
+        assert len(attempts) == 1
+        assert attempts[0].source == (f"%%writefile {problem.name}.py\n"
+                                      + (problem / "starter.py").read_text(encoding="utf-8").rstrip("\n"))
+        for test in problem.glob("test_*.py"):
+            assert f"{test.relative_to(ROOT).as_posix()}" in written
+        assert "practice/_check.py" in written
+        assert not any("make check PROBLEM" in c.source for c in notebook.cells), "no clone needed"
+        assert code_cells[-1].source.endswith(f'check("{problem.name}.py", '
+                                              f'"{problem.relative_to(ROOT).as_posix()}")')
