@@ -42,9 +42,11 @@ from jaxbook import book_root, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import parse_declaration
 
-#: pip names of the modules a page may import, besides the standard library.
-PIP_NAMES = {"jax": "jax", "numpy": None, "optax": "optax", "matplotlib": "matplotlib",
-             "rich": "rich", "pytest": "pytest"}
+#: pip names of imported modules where they differ (None: installed with JAX). Other third-party
+#: modules are listed under their own name.
+PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
+#: Packages that JAX imports only when a function is called.
+CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 
 
@@ -63,7 +65,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         href = context["pathto"](f"_sources/{pagename}.ipynb", 1)
         line = (f'<p class="jaxbook-download">Run this page yourself: download '
                 f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
-                f'{escape(requirements_sentence(reader))}</p>\n')
+                f'{re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(requirements_sentence(reader)))}</p>\n')
         body = context["body"]
         end = body.find("</h1>")
         end = 0 if end == -1 else end + len("</h1>")
@@ -160,8 +162,10 @@ def requirements_sentence(notebook: dict) -> str:
     for cell in notebook["cells"]:
         if cell["cell_type"] == "code":
             names |= top_level_imports(source(cell))
+            names |= {pip for call, pip in CALLS_NEEDING.items() if call in source(cell)}
+    names -= {"jax", "snippets", "practice"}
     packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
-    packages += sorted(PIP_NAMES[n] for n in names if PIP_NAMES.get(n) and n != "jax")
+    packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
     listed = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
     return (f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
             f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell.")
