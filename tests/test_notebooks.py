@@ -45,8 +45,8 @@ print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
 
 def reader_env(folder: Path) -> dict:
     """The environment of a reader's Jupyter: nothing of the book, no device flags."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in runtime.JAX_ENV and not k.startswith(("JAXBOOK", "JUPYTER", "PYTHON", "MPL"))}
+    env = {k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV
+           and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))}
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
     return env
 
