@@ -249,3 +249,33 @@ def test_notebook_structure(page):
         assert not any("make check PROBLEM" in c.source for c in notebook.cells), "no clone needed"
         assert code_cells[-1].source.endswith(f'check("{problem.name}.py", '
                                               f'"{problem.relative_to(ROOT).as_posix()}")')
+
+
+def test_notebook_check_prints_the_report_of_make_check(tmp_path):
+    """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
+    import subprocess
+    import sys
+
+    problem = ROOT / "practice" / "arrays" / "masked_mean"
+    files = [ROOT / "practice" / "_check.py", problem / "starter.py"]
+    for test in problem.glob("test_*.py"):
+        files += project_dependencies(test, ROOT)
+    for file in dict.fromkeys(files):
+        target = tmp_path / file.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+    env = {**reader_env(tmp_path), **runtime.JAX_ENV}
+    code = "from practice._check import check; check('practice/arrays/masked_mean/starter.py', " \
+           "'practice/arrays/masked_mean')"
+    notebook = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+    make = subprocess.run([sys.executable, "-m", "jaxbook.check", "masked-mean"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+    def report(output: str) -> list[str]:
+        lines = output.splitlines()
+        start = max(i for i, line in enumerate(lines) if line == "practice/arrays/masked_mean/starter.py")
+        return lines[start:]
+
+    assert report(notebook.stdout) == report(make.stdout), notebook.stdout + notebook.stderr
+    assert report(make.stdout)[-1].endswith("tests pass: not yet") and len(report(make.stdout)) >= 5
