@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from jaxbook import ROOT
+from practice._check import Summary, report
 
 
 def find_problem(name: str):
@@ -18,17 +19,6 @@ def find_problem(name: str):
     slug = name.strip().replace("-", "_")
     matches = [p for p in (ROOT / "practice").glob(f"*/{slug}") if (p / "starter.py").is_file()]
     return matches[0] if matches else None
-
-
-class Summary:
-    """A pytest plugin that records the outcome of every test."""
-
-    def __init__(self):
-        self.outcomes = {}
-
-    def pytest_runtest_logreport(self, report):
-        if report.when == "call" or report.outcome != "passed":
-            self.outcomes.setdefault(report.nodeid.split("::", 1)[-1], report.outcome)
 
 
 def main(argv=None) -> int:
@@ -45,13 +35,7 @@ def main(argv=None) -> int:
     summary = Summary()
     code = pytest.main([str(folder), f"--impl={args.impl}", "-q", "--tb=short", "-n", "0",
                         "-p", "no:cacheprovider", "--rootdir", str(ROOT)], plugins=[summary])
-    passed = sum(outcome == "passed" for outcome in summary.outcomes.values())
-    print(f"\n{folder.relative_to(ROOT)}/{args.impl}.py")
-    for test, outcome in summary.outcomes.items():
-        print(f"  {'PASS' if outcome == 'passed' else 'FAIL'}  {test}")
-    total = len(summary.outcomes)
-    verdict = "solved: every test passes" if code == 0 and passed == total else "not yet"
-    print(f"{passed}/{total} tests pass: {verdict}")
+    report(summary, int(code), f"{folder.relative_to(ROOT)}/{args.impl}.py")
     return int(code)
 
 

@@ -1,7 +1,28 @@
-"""Offer each executed page as a notebook: the download menu gets ``.ipynb`` next to ``.md``.
+"""Offer each executed page as a notebook that runs on a reader's machine, outside the repository.
 
-MyST-NB writes the executed notebook of every page to its output folder; this copies it beside
-the page's Markdown source in ``_sources/`` and tells sphinx-book-theme about it.
+MyST-NB writes the executed notebook of every page to its output folder; this turns it into the
+reader's notebook, writes it beside the page's Markdown source in ``_sources/`` (the theme's
+download menu offers it) and puts a download line under the page title. The reader's notebook is
+the site's, code cells and outputs unchanged, plus what the build's kernel provides:
+
+- **Devices.** A first code cell sets :data:`jaxbook.runtime.JAX_ENV` (8 emulated CPU devices)
+  before JAX is imported, with a sentence on removing it on a real accelerator.
+- **Helper modules** (``from snippets.training._model import ...``, the practice solutions the
+  demos import) are written into the reader's working folder by ``%%writefile`` cells placed
+  just before the first cell that needs them, so every import runs unchanged and the reader sees,
+  and can edit, the helper's code. (Inlining them would change the site's cells; registering
+  modules in ``sys.modules`` would hide their source from tracebacks and ``inspect``.)
+- **Declared errors**: cells whose snippet declares ``# raises:`` get the ``raises-exception``
+  tag, so Run All continues past them. Nothing else raises.
+- **Practice pages** become self-checking: the starter is the code cell under "What to
+  implement" (``%%writefile <problem>.py``), and the last cells write the problem's real tests,
+  the helpers they import and ``practice/_check.py`` (the report ``make check`` prints), then run
+  the tests against the reader's file.
+
+MyST directives in Markdown cells are rewritten for Jupyter: ``literalinclude`` becomes the file's
+code, ``dropdown`` a ``<details>`` block; ``toctree`` is dropped. Added cells carry
+``metadata.jaxbook.role`` (``setup``, ``helper``, ``attempt``, ``check``) so tests can tell them
+from the site's cells, which keep their ``load`` metadata.
 
 With ``nb_merge_streams``, MyST-NB merges a cell's printed output into the first stream output
 in place but keeps the later ones in the notebook it writes, so they would appear twice; the copy
@@ -9,23 +30,242 @@ drops them, and the notebook shows what the page shows.
 """
 from __future__ import annotations
 
+import ast
 import json
+import re
+import sys
+from html import escape
+from importlib.metadata import version
 from pathlib import Path
+
+from jaxbook import book_root, runtime
+from jaxbook.deps import project_dependencies
+from jaxbook.snippet import parse_declaration
+
+#: pip names of imported modules where they differ (None: installed with JAX). Other third-party
+#: modules are listed under their own name.
+PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
+#: Packages that JAX imports only when a function is called.
+CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
+DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     executed = Path(app.env.mystnb_config.output_folder) / f"{pagename}.ipynb"
     if doctree is None or not executed.is_file():
         return
+    page = Path(app.env.doc2path(pagename)).resolve()
+    notebook = json.loads(executed.read_text(encoding="utf-8"))
+    reader = reader_notebook(notebook, page, book_root(), app.config.nb_merge_streams)
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    notebook = json.loads(executed.read_text(encoding="utf-8"))
-    if app.config.nb_merge_streams:
-        for cell in notebook["cells"]:
-            if cell["cell_type"] == "code":
-                cell["outputs"] = without_merged_streams(cell["outputs"])
-    target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     context["ipynb_source"] = f"{pagename}.ipynb"
+    if "body" in context:
+        href = context["pathto"](f"_sources/{pagename}.ipynb", 1)
+        line = (f'<p class="jaxbook-download">Run this page yourself: download '
+                f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
+                f'{re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(requirements_sentence(reader)))}</p>\n')
+        body = context["body"]
+        end = body.find("</h1>")
+        end = 0 if end == -1 else end + len("</h1>")
+        context["body"] = body[:end] + "\n" + line + body[end:]
+
+
+# -- the reader's notebook ------------------------------------------------------------------------
+
+def reader_notebook(notebook: dict, page: Path, root: Path, merge_streams: bool = True) -> dict:
+    """The executed ``notebook`` of ``page`` as a notebook that runs outside the repository."""
+    problem = practice_problem(page, root)
+    cells: list[dict] = []
+    written: set[Path] = set()
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cells += markdown_cells(source(cell), page, problem)
+            continue
+        cell["source"] = source(cell)
+        if merge_streams:
+            cell["outputs"] = without_merged_streams(cell["outputs"])
+        load = cell.get("metadata", {}).get("load")
+        if load:
+            snippet = (page.parent / load).resolve()
+            helpers = [p for p in project_dependencies(snippet, root)[1:] if p not in written]
+            cells += helper_cells(helpers, root, "helper")
+            written.update(helpers)
+            if parse_declaration(snippet.read_text(encoding="utf-8"), str(snippet)):
+                tags = cell["metadata"].setdefault("tags", [])
+                if "raises-exception" not in tags:
+                    tags.append("raises-exception")
+        cells.append(cell)
+    if problem is not None:
+        cells += check_cells(problem, root, written)
+    title = 0
+    if cells and cells[0]["cell_type"] == "markdown" and cells[0]["source"].startswith("# "):
+        heading, _, rest = cells[0]["source"].partition("\n")
+        cells[0:1] = [markdown(heading)] + ([markdown(rest)] if rest.strip() else [])
+        title = 1
+    cells[title:title] = setup_cells(cells)
+    notebook = dict(notebook, cells=cells)
+    metadata = {k: v for k, v in notebook["metadata"].items() if k not in ("source_map", "file_format")}
+    metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook["metadata"] = metadata
+    notebook.setdefault("nbformat", 4)
+    notebook["nbformat_minor"] = max(notebook.get("nbformat_minor", 0), 5)
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"
+    return notebook
+
+
+def practice_problem(page: Path, root: Path) -> Path | None:
+    """The folder of the practice problem whose statement is ``page``, if it is one."""
+    folder = page.with_suffix("")
+    if page.is_relative_to(root / "practice") and (folder / "starter.py").is_file():
+        return folder
+    return None
+
+
+def source(cell: dict) -> str:
+    text = cell["source"]
+    return text if isinstance(text, str) else "".join(text)
+
+
+def markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text.strip("\n")}
+
+
+def code(text: str, role: str, **metadata) -> dict:
+    return {"cell_type": "code", "execution_count": None, "outputs": [],
+            "metadata": {"jaxbook": {"role": role}, **metadata}, "source": text.strip("\n")}
+
+
+def setup_cells(cells: list[dict]) -> list[dict]:
+    """The requirements sentence and the device set-up, run before ``import jax``."""
+    env = "".join(f"    {json.dumps(k)}: {json.dumps(v)},\n" for k, v in runtime.JAX_ENV.items())
+    setup = (f"import os\nimport sys\n\nsettings = {{\n{env}}}\n"
+             "changed = any(os.environ.get(k) != v for k, v in settings.items())\n"
+             'if "jax" in sys.modules and changed:\n'
+             '    raise RuntimeError("JAX is already imported: restart the kernel, "\n'
+             '                       "then run this cell first")\n'
+             "os.environ.update(settings)")
+    text = (f"{requirements_sentence({'cells': cells})}\n\n"
+            f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
+            "devices, as the book does when it is built, so the sharding examples run on a "
+            "laptop. It must run before JAX is imported. On a machine with several GPUs or "
+            "TPUs, delete it to use the real devices (cells that assume "
+            f"{runtime.DEVICE_COUNT} devices then need your device count).")
+    return [markdown(text), code(setup, "setup")]
+
+
+def requirements_sentence(notebook: dict) -> str:
+    """Which packages the notebook's code imports, e.g. "Runs with jax ≥ 0.12 and optax; ..."."""
+    names: set[str] = set()
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            names |= top_level_imports(source(cell))
+            names |= {pip for call, pip in CALLS_NEEDING.items() if call in source(cell)}
+    names -= {"jax", "snippets", "practice"}
+    packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
+    packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
+    listed = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
+    return (f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
+            f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell.")
+
+
+def top_level_imports(text: str) -> set[str]:
+    lines = [line for line in text.splitlines() if not line.startswith("%%")]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names - set(sys.stdlib_module_names)
+
+
+def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
+    """Cells that write ``paths`` (project files) at the same relative paths in the working folder."""
+    if not paths:
+        return []
+    folders = {p.relative_to(root).parent.as_posix() for p in paths} - {"."}
+    folders = sorted(f for f in folders if not any(g.startswith(f + "/") for g in folders))
+    cells = []
+    if folders:
+        makedirs = "\n".join(f"os.makedirs({json.dumps(f)}, exist_ok=True)" for f in folders)
+        cells.append(code(f"import os\n\n{makedirs}", role))
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        # A practice solution is collapsed in Jupyter, as on the page: it is the answer.
+        hidden = {"jupyter": {"source_hidden": True}} if path.name == "solution.py" else {}
+        cells.append(code(f"%%writefile {path.relative_to(root).as_posix()}\n{text}", role, **hidden))
+    return cells
+
+
+def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
+    """Write the problem's tests (and what they import) and run them against the reader's file."""
+    tests = sorted(problem.glob("test_*.py"))
+    needed = [root / "practice" / "_check.py"]
+    for test in tests:
+        needed += project_dependencies(test, root)
+    files = [p for p in dict.fromkeys(needed) if p not in written]
+    rel = problem.relative_to(root).as_posix()
+    intro = ("## Run the tests\n\nThe cells below write the problem's tests and "
+             f"run them against `{problem.name}.py`, the file the code cell under *What to "
+             "implement* writes. Edit that cell, run it, then run the last cell again. It prints "
+             "one line per test and a verdict, as `make check` does in the repository.")
+    run = f'from practice._check import check\n\ncheck("{problem.name}.py", "{rel}")'
+    return [markdown(intro), *helper_cells(files, root, "check"), code(run, "check")]
+
+
+# -- Markdown: MyST directives to what Jupyter renders --------------------------------------------
+
+def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
+    """The Markdown of a page cell for Jupyter; the practice starter becomes its own code cell."""
+    lines, out, cells = text.split("\n"), [], []
+    i = 0
+    while i < len(lines):
+        opened = DIRECTIVE.match(lines[i].strip())
+        if not opened:
+            out.append(lines[i])
+            i += 1
+            continue
+        fence, name, arg = opened.group("fence"), opened.group("name"), opened.group("arg").strip()
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != fence:
+            j += 1
+        body = lines[i + 1:j]
+        options = {m.group(1): m.group(2).strip() for m in
+                   (re.match(r"^:([\w-]+):\s*(.*)$", b.strip()) for b in body) if m}
+        content = [b for b in body if not re.match(r"^:[\w-]+:", b.strip())]
+        i = j + 1
+        if name == "literalinclude":
+            path = (page.parent / arg).resolve()
+            if problem is not None and path == problem / "starter.py":
+                cells.append(markdown("\n".join(out)))
+                starter = f"%%writefile {problem.name}.py\n{path.read_text(encoding='utf-8')}"
+                cells.append(code(starter, "attempt"))
+                out = []
+            else:
+                language = options.get("language", "")
+                out += [f"```{language}", path.read_text(encoding="utf-8").rstrip("\n"), "```"]
+        elif name == "dropdown":
+            inner = "".join(c["source"] for c in markdown_cells("\n".join(content), page, None))
+            out += [f"<details><summary>{escape(arg)}</summary>", "", inner, "", "</details>"]
+        elif name == "toctree":
+            continue
+        else:
+            out += lines[i - len(body) - 2:i]
+    text = "\n".join(out)
+    if problem is not None:
+        text = re.sub(r"Edit `practice/[^`]*starter\.py`.*?```bash\nmake check[^\n]*\n```",
+                      "Edit the code cell under *What to implement*, run it, then run the last "
+                      "cell of this notebook: it runs these tests against your code.",
+                      text, flags=re.S)
+    cells.append(markdown(text))
+    return [c for c in cells if c["cell_type"] == "code" or c["source"].strip()]
 
 
 def without_merged_streams(outputs: list[dict]) -> list[dict]:

@@ -1,0 +1,282 @@
+"""The downloadable notebooks run as a reader runs them, and agree with the site.
+
+Each notebook from ``_build/html/_sources/`` is executed with nbclient in a fresh folder outside
+the repository, by the plain ``python3`` ipykernel (not the book's kernel), with no JAX device
+flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository. Its cells are compared
+with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
+strict build): the same cells error, with the same exception class, and the cells the download
+adds never error. A practice notebook's check must report "not yet" for the starter and every
+test passing once the reference solution is pasted into the code cell.
+
+Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
+kernels started at the same time by several xdist workers cannot race for a port.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+from jaxbook import ROOT, runtime
+from jaxbook.deps import project_dependencies
+from jaxbook.sphinxext import find_cells
+
+JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
+PAGES = sorted(
+    path.relative_to(ROOT).with_suffix("").as_posix()
+    for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+    for path in ROOT.glob(pattern)
+    if find_cells(path.read_text(encoding="utf-8").split("\n"))
+)
+PROBE = """import importlib.util, json, os, sys
+found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
+print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
+                  for n, s in found.items()}))"""
+
+
+def reader_env(folder: Path) -> dict:
+    """The environment of a reader's Jupyter: nothing of the book, no device flags."""
+    env = {k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV
+           and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))}
+    env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
+    return env
+
+
+def role(cell) -> str | None:
+    return cell.metadata.get("jaxbook", {}).get("role")
+
+
+def error_of(cell) -> str | None:
+    """The exception class name a code cell raised, or None."""
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            return output.ename
+    return None
+
+
+def stdout_of(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
+
+
+class Reader:
+    """A plain ipykernel in an empty folder outside the repository, executing one notebook."""
+
+    def __init__(self, notebook, folder: Path):
+        self.notebook, self.folder = notebook, folder
+        # A short private folder: ipc socket paths must stay under ~100 characters.
+        self.runtime = Path(tempfile.mkdtemp(prefix="nb"))
+        specs = KernelSpecManager(kernel_dirs=[])  # only the native python3 spec (sys.executable)
+        self.km = KernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc",
+                                connection_file=str(self.runtime / "kernel.json"))
+        assert not Path(self.km.kernel_spec.resource_dir).resolve().is_relative_to(ROOT / "jaxbook")
+        self.client = NotebookClient(notebook, km=self.km, timeout=600, allow_errors=True,
+                                     shutdown_kernel="immediate",
+                                     resources={"metadata": {"path": str(folder)}})
+
+    def __enter__(self):
+        self._context = self.client.setup_kernel(env=reader_env(self.runtime), cwd=str(self.folder),
+                                                 cleanup_kc=True)
+        self._context.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            return self._context.__exit__(*exc)
+        finally:
+            shutil.rmtree(self.runtime, ignore_errors=True)
+
+    def run(self, index: int):
+        return self.client.execute_cell(self.notebook.cells[index], index)
+
+    def run_all(self):
+        for index, cell in enumerate(self.notebook.cells):
+            if cell.cell_type == "code":
+                self.run(index)
+
+    def probe(self) -> dict:
+        cell = nbformat.v4.new_code_cell(PROBE)
+        self.notebook.cells.append(cell)
+        try:
+            self.client.execute_cell(cell, len(self.notebook.cells) - 1, store_history=False)
+        finally:
+            self.notebook.cells.pop()
+        return json.loads(stdout_of(cell))
+
+
+def compare(site, reader) -> list[str]:
+    """Differences between the site's executed notebook and the reader's run, one line each."""
+    site_cells = [c for c in site.cells if c.cell_type == "code"]
+    own = [c for c in reader.cells if c.cell_type == "code" and c.metadata.get("load")]
+    problems = []
+    if [c.metadata.load for c in site_cells] != [c.metadata.load for c in own]:
+        return [f"the download's snippet cells {[c.metadata.load for c in own]} are not the "
+                f"site's {[c.metadata.get('load') for c in site_cells]}"]
+    for site_cell, cell in zip(site_cells, own):
+        if cell.source != site_cell.source:
+            problems.append(f"{cell.metadata.load}: source differs from the site's")
+        if error_of(site_cell) != error_of(cell):
+            problems.append(f"{cell.metadata.load}: raised {error_of(cell)} for the reader, "
+                            f"{error_of(site_cell)} on the site\n{stdout_of(cell)[-2000:]}"
+                            + "".join("\n".join(o.get("traceback", [])) for o in cell.outputs)[-3000:])
+        tagged = "raises-exception" in cell.metadata.get("tags", [])
+        if tagged != (error_of(site_cell) is not None):
+            problems.append(f"{cell.metadata.load}: raises-exception tag is {tagged}")
+    for cell in reader.cells:
+        if cell.cell_type == "code" and role(cell) and error_of(cell):
+            problems.append(f"added {role(cell)} cell raised {error_of(cell)}:\n{cell.source[:300]}"
+                            + "\n".join(o.get("traceback", []) for o in cell.outputs)[-3000:])
+    return problems
+
+
+def verdict(cell) -> tuple[str, int, int]:
+    """(verdict, passed, total) from the last line of a check cell's report."""
+    found = re.findall(r"^(\d+)/(\d+) tests pass: (.+)$", stdout_of(cell), re.M)
+    assert found, f"no verdict in the check cell's output:\n{stdout_of(cell)[-3000:]}"
+    passed, total, text = found[-1]
+    return text, int(passed), int(total)
+
+
+# One notebook per test, so xdist can spread them. They share the "site" group only because the
+# session's strict build (the `site` fixture) must not run twice at once; once that build runs
+# before the workers start, drop the group and the notebooks run on every core.
+@pytest.mark.build
+@pytest.mark.xdist_group("site")
+@pytest.mark.parametrize("page", PAGES)
+def test_download_runs_outside_the_repository(page, built_site, tmp_path):
+    download = built_site / "_sources" / f"{page}.ipynb"
+    assert download.is_file(), f"no download for {page}"
+    site = nbformat.read(JUPYTER_EXECUTE / f"{page}.ipynb", as_version=4)
+    reader = nbformat.read(download, as_version=4)
+    nbformat.validate(reader)
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    assert not folder.resolve().is_relative_to(ROOT)
+    with Reader(reader, folder) as kernel:
+        kernel.run_all()
+        seen = kernel.probe()  # only what the notebook wrote into its folder is importable
+        assert seen["jaxbook"] is None and seen["tests"] is None, seen
+        for name in ("snippets", "practice"):
+            assert all(Path(p).resolve().is_relative_to(folder.resolve()) for p in seen[name] or []), seen
+        problems = compare(site, reader)
+        code_cells = [c for c in reader.cells if c.cell_type == "code"]
+        print(f"{page}: {len(code_cells)} cells run, "
+              f"{sum(bool(c.metadata.get('load')) for c in code_cells)} compared, "
+              f"{len(problems)} differ")
+        assert not problems, "\n".join(problems)
+        attempts = [i for i, c in enumerate(reader.cells) if role(c) == "attempt"]
+        if not attempts:
+            return
+        # A practice page: the starter is not yet a solution; the reference solution is.
+        checks = [i for i, c in enumerate(reader.cells)
+                  if role(c) == "check" and c.source.startswith("from practice._check import check")]
+        assert checks == [len(reader.cells) - 1], "the check must be the last cell"
+        text, _, total = verdict(reader.cells[-1])
+        assert text == "not yet" and total >= 3, stdout_of(reader.cells[-1])
+        attempt = attempts[0]
+        header, _, _ = reader.cells[attempt].source.partition("\n")
+        solution = (ROOT / page / "solution.py").read_text(encoding="utf-8")
+        reader.cells[attempt].source = f"{header}\n{solution}"
+        kernel.run(attempt)
+        kernel.run(checks[0])
+        text, passed, solved_total = verdict(reader.cells[-1])
+        assert (text, passed, solved_total) == ("solved: every test passes", total, total), \
+            stdout_of(reader.cells[-1])[-3000:]
+
+
+# -- the generator, without a build: fast checks of the notebook's structure -------------------------
+
+def unexecuted(page: str) -> dict:
+    """What MyST-NB writes for ``page``, minus the outputs: Markdown cells and snippet cells."""
+    path = ROOT / f"{page}.md"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    body_start = lines.index("---", 1) + 1
+    cells, start = [], body_start
+    for cell in find_cells(lines):
+        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:cell.start])))
+        snippet = (path.parent / cell.load).resolve()
+        cells.append(nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"),
+                                               metadata={"load": cell.load}))
+        start = cell.end + 1
+    cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
+    return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
+def test_notebook_structure(page):
+    from jaxbook.downloads import reader_notebook
+    from jaxbook.snippet import parse_declaration
+
+    notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
+    nbformat.validate(notebook)
+    code_cells = [c for c in notebook.cells if c.cell_type == "code"]
+    assert role(code_cells[0]) == "setup"
+    for key, value in runtime.JAX_ENV.items():  # taken from the one place, not copied
+        assert json.dumps(key) in code_cells[0].source and json.dumps(value) in code_cells[0].source
+    written = set()
+    for cell in code_cells[1:]:
+        assert role(cell) or cell.metadata.get("load"), cell.source[:200]
+        if cell.source.startswith("%%writefile "):
+            written.add(cell.source.split("\n", 1)[0].split()[1])
+        if cell.metadata.get("load"):
+            snippet = (ROOT / page).parent / cell.metadata.load
+            needed = {p.relative_to(ROOT).as_posix()
+                      for p in project_dependencies(snippet.resolve(), ROOT)[1:]}
+            assert needed <= written, f"{cell.metadata.load} runs before {needed - written} is written"
+            declared = parse_declaration(cell.source, cell.metadata.load) is not None
+            assert declared == ("raises-exception" in cell.metadata.get("tags", []))
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            assert "{literalinclude}" not in cell.source and "{dropdown}" not in cell.source
+            for line in cell.source.split("\n"):
+                assert not line.startswith("%%")
+    if page.startswith("practice/"):
+        problem = ROOT / page
+        attempts = [c for c in code_cells if role(c) == "attempt"]
+        assert len(attempts) == 1
+        assert attempts[0].source == (f"%%writefile {problem.name}.py\n"
+                                      + (problem / "starter.py").read_text(encoding="utf-8").rstrip("\n"))
+        for test in problem.glob("test_*.py"):
+            assert f"{test.relative_to(ROOT).as_posix()}" in written
+        assert "practice/_check.py" in written
+        assert not any("make check PROBLEM" in c.source for c in notebook.cells), "no clone needed"
+        assert code_cells[-1].source.endswith(f'check("{problem.name}.py", '
+                                              f'"{problem.relative_to(ROOT).as_posix()}")')
+
+
+def test_notebook_check_prints_the_report_of_make_check(tmp_path):
+    """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
+    import subprocess
+    import sys
+
+    problem = ROOT / "practice" / "arrays" / "masked_mean"
+    files = [ROOT / "practice" / "_check.py", problem / "starter.py"]
+    for test in problem.glob("test_*.py"):
+        files += project_dependencies(test, ROOT)
+    for file in dict.fromkeys(files):
+        target = tmp_path / file.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+    env = {**reader_env(tmp_path), **runtime.JAX_ENV}
+    code = "from practice._check import check; check('practice/arrays/masked_mean/starter.py', " \
+           "'practice/arrays/masked_mean')"
+    notebook = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+    make = subprocess.run([sys.executable, "-m", "jaxbook.check", "masked-mean"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+    def report(output: str) -> list[str]:
+        lines = output.splitlines()
+        start = max(i for i, line in enumerate(lines) if line == "practice/arrays/masked_mean/starter.py")
+        return lines[start:]
+
+    assert report(notebook.stdout) == report(make.stdout), notebook.stdout + notebook.stderr
+    assert report(make.stdout)[-1].endswith("tests pass: not yet") and len(report(make.stdout)) >= 5
