@@ -23,9 +23,7 @@ import os
 import sys
 import warnings
 
-from pathlib import Path
-
-from jaxbook import ROOT, book_root, runtime
+from jaxbook import book_root, runtime
 
 runtime.configure()
 os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
@@ -108,12 +106,11 @@ def new_page(shell) -> None:
     import jax
     import numpy
 
-    root, machinery = book_root(), ROOT / "jaxbook"
-    for name, module in list(sys.modules.items()):
-        places = [getattr(module, "__file__", None), *(getattr(module, "__path__", None) or [])]
-        places = [Path(p).resolve() for p in places if isinstance(p, str)]
-        if name not in _baseline["modules"] and any(
-                p.is_relative_to(root) and not p.is_relative_to(machinery) for p in places):
+    root = book_root()
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if name not in _baseline["modules"] and top != "jaxbook" and (
+                (root / top).is_dir() or (root / f"{top}.py").is_file()):
             del sys.modules[name]
     jax.clear_caches()
     if "matplotlib" in sys.modules:
@@ -144,9 +141,14 @@ def kernel_class():
         async def shutdown_request(self, stream, ident, parent):
             keep = (os.environ.get("JAXBOOK_KERNEL_REUSE") == "1"
                     and not parent["content"].get("restart") and not _busy)
+            if keep:
+                try:
+                    new_page(self.shell)
+                except Exception:  # noqa: BLE001 - cannot reset: stop, a new kernel takes over
+                    self.log.exception("jaxbook: could not reset the kernel for the next page")
+                    keep = False
             if not keep:
                 return await super().shutdown_request(stream, ident, parent)
-            new_page(self.shell)
             content = {"status": "ok", "restart": False, "jaxbook_kernel_kept": True}
             self.session.send(stream, "shutdown_reply", content, parent, ident=ident)
 
