@@ -40,5 +40,5 @@ lock: $(VENV)
 clean:
 	rm -rf _build
 
-$(VENV): requirements.lock tools/bootstrap.sh
+$(VENV): requirements.lock tools/bootstrap.sh tools/uv-requirements.txt
 	@bash tools/bootstrap.sh
