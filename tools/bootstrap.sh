@@ -56,18 +56,26 @@ find_uv() {
   pip_install --require-hashes --no-deps -r tools/uv-requirements.txt >&2 && echo .venv/bin/uv
 }
 
-if uv=$(find_uv) && "$uv" --version >/dev/null 2>&1; then
-  echo "bootstrap: installing with $("$uv" --version) (hash-checked)"
-  "$uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps -r requirements.lock
-  "$uv" pip check --quiet --python .venv/bin/python
+# Every file is pinned by its hash, so the version may come from any of the lock's indexes
+# (uv's default, first-index-only strategy guards against a look-alike on a later index; the hash
+# does that here, as it does for pip).
+uv_install() {
+  "$uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps \
+    --index-strategy unsafe-best-match -r requirements.lock &&
+    "$uv" pip check --quiet --python .venv/bin/python
+}
+
+if [ "${JAXBOOK_INSTALLER:-uv}" = pip ]; then
+  echo "bootstrap: installing with pip (JAXBOOK_INSTALLER=pip; hash-checked)"
+elif ! uv=$(find_uv) || ! "$uv" --version >/dev/null 2>&1; then
+  echo "bootstrap: uv could not be had (not on PATH, and no uv wheel from tools/uv-requirements.txt" \
+       "for this platform); installing with pip instead, which takes longer (hash-checked)"
+elif echo "bootstrap: installing with $("$uv" --version) (hash-checked)" && uv_install; then
+  touch .venv/.installed
+  exit 0
 else
-  if [ "${JAXBOOK_INSTALLER:-uv}" = pip ]; then
-    echo "bootstrap: installing with pip (JAXBOOK_INSTALLER=pip; hash-checked)"
-  else
-    echo "bootstrap: uv could not be had (not on PATH, and no uv wheel from tools/uv-requirements.txt" \
-         "for this platform); installing with pip instead, which takes longer (hash-checked)"
-  fi
-  pip_install --require-hashes --no-deps -r requirements.lock
-  .venv/bin/python -m pip check
+  echo "bootstrap: uv failed (above); installing with pip instead, which takes longer (hash-checked)"
 fi
+pip_install --require-hashes --no-deps -r requirements.lock
+.venv/bin/python -m pip check
 touch .venv/.installed
