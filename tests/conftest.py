@@ -46,9 +46,8 @@ def build_site(run: str | None = None) -> SiteBuild:
     return build
 
 
-def load_site() -> dict:
-    data = json.loads(RESULT.read_text(encoding="utf-8"))
-    return data
+def load_site(path: Path = RESULT) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def as_build(data: dict) -> SiteBuild:
@@ -75,7 +74,7 @@ def pytest_configure(config):
 def site() -> SiteBuild:
     """The strict build of the whole book, built once for the whole test run."""
     if os.environ.get(BUILT):
-        return as_build(load_site())
+        return as_build(load_site(Path(os.environ[BUILT])))
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCK, "w") as lock:
