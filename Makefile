@@ -29,7 +29,7 @@ check: $(VENV)
 	$(PY) -m jaxbook.check $(PROBLEM)
 
 bench: $(VENV)
-	$(PY) tools/bench.py
+	$(PY) tools/bench.py $(BENCH)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).
 lock: $(VENV)
@@ -40,5 +40,5 @@ lock: $(VENV)
 clean:
 	rm -rf _build
 
-$(VENV): requirements.lock tools/bootstrap.sh
+$(VENV): requirements.lock tools/bootstrap.sh tools/uv-requirements.txt
 	@bash tools/bootstrap.sh

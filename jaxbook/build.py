@@ -3,6 +3,8 @@
 
 The strict build is the one ``make html``, the tests and Read the Docs run: every page executed,
 any Sphinx warning fails it (``-W --keep-going``, so all problems are reported at once).
+Both read pages in parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` reads them one
+after another): each process executes its pages in one warm kernel (:mod:`jaxbook.provisioner`).
 """
 from __future__ import annotations
 
@@ -16,10 +18,15 @@ from jaxbook import ROOT
 BUILD = Path("_build")
 
 
+def jobs() -> list[str]:
+    """Sphinx's option for parallel reading and writing."""
+    return ["-j", os.environ.get("JAXBOOK_JOBS", "auto")]
+
+
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
     """The sphinx-build command line of the strict build of the book at ``source``."""
     build = build or source / BUILD
-    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html",
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html",
             "-d", str(build / "doctrees"), *extra, str(source), str(build / "html")]
 
 
@@ -27,7 +34,7 @@ def page_command(pages: list[str]) -> list[str]:
     """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
     checked."""
     out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
-    return [sys.executable, "-m", "sphinx", "--keep-going", "-b", "html",
+    return [sys.executable, "-m", "sphinx", "--keep-going", *jobs(), "-b", "html",
             "-d", str(out / ".doctrees"),
             "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
             "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded",

@@ -12,12 +12,16 @@ It is IPython's kernel with three changes, installed before the first cell runs:
    which fails the build.
 
 The Sphinx extension points Jupyter at ``jaxbook/kernels`` so that notebooks asking for the
-``python3`` kernel get this one.
+``python3`` kernel get this one, started by :mod:`jaxbook.provisioner`. That provisioner keeps a
+kernel between the pages of one build process: at the end of a page, :class:`BookKernel` answers
+the shutdown request by resetting what a page can leave behind (:func:`new_page`) instead of exiting.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
+import warnings
 
 from jaxbook import book_root, runtime
 
@@ -76,12 +80,85 @@ def install(shell) -> None:
     shell.set_custom_exc((snippet.SnippetError,), show_snippet_error)
     sys.path.insert(0, str(book_root()))
     os.chdir(book_root())
+    shell.events.register("pre_execute", lambda: _busy.add(True))
+    shell.events.register("post_execute", _busy.clear)
+    _baseline.update(
+        modules=set(sys.modules), environ=dict(os.environ), path=list(sys.path), cwd=os.getcwd(),
+        warnings=list(warnings.filters), user_ns=set(shell.user_ns))
+
+
+_baseline: dict = {}
+_busy: set = set()
+
+
+def new_page(shell) -> None:
+    """Make a kept kernel what a fresh one would be for the next page.
+
+    Snippets already run in fresh namespaces with JAX's configuration and NumPy's print options
+    restored (:func:`jaxbook.snippet.restored_state`); between pages this also drops the book's own
+    modules (snippet helpers are imported afresh), JAX's compilation caches (a "first call
+    compiles" example compiles), open figures and Matplotlib settings, the global random state of
+    ``random`` and NumPy (seeded afresh, as in a new process), warning filters, environment
+    variables, ``sys.path``, the working directory, the user namespace and the execution count.
+    """
+    import random
+
+    import jax
+    import numpy
+
+    root = book_root()
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if name not in _baseline["modules"] and top != "jaxbook" and (
+                (root / top).is_dir() or (root / f"{top}.py").is_file()):
+            del sys.modules[name]
+    jax.clear_caches()
+    if "matplotlib" in sys.modules:
+        import matplotlib
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+        matplotlib.rc_file_defaults()
+    random.seed()
+    numpy.random.seed()
+    warnings.resetwarnings()
+    warnings.filters.extend(_baseline["warnings"])
+    os.environ.clear()
+    os.environ.update(_baseline["environ"])
+    sys.path[:] = _baseline["path"]
+    os.chdir(_baseline["cwd"])
+    for name in set(shell.user_ns) - _baseline["user_ns"]:
+        del shell.user_ns[name]
+    shell.execution_count = 1
+    gc.collect()
+
+
+def kernel_class():
+    """IPython's kernel, kept between pages when the provisioner allows it."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    class BookKernel(IPythonKernel):
+        async def shutdown_request(self, stream, ident, parent):
+            keep = (os.environ.get("JAXBOOK_KERNEL_REUSE") == "1"
+                    and not parent["content"].get("restart") and not _busy)
+            if keep:
+                try:
+                    new_page(self.shell)
+                except Exception:  # noqa: BLE001 - cannot reset: stop, a new kernel takes over
+                    self.log.exception("jaxbook: could not reset the kernel for the next page")
+                    keep = False
+            if not keep:
+                return await super().shutdown_request(stream, ident, parent)
+            content = {"status": "ok", "restart": False, "jaxbook_kernel_kept": True}
+            self.session.send(stream, "shutdown_reply", content, parent, ident=ident)
+
+    return BookKernel
 
 
 def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
 
-    app = IPKernelApp.instance()
+    app = IPKernelApp.instance(kernel_class=kernel_class())
     app.initialize(sys.argv[1:])
     install(app.shell)
     app.start()

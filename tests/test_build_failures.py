@@ -1,118 +1,173 @@
-"""The build fails, naming the page and the snippet file, whenever a published output could lie."""
+"""The build fails, naming the page and the snippet file, whenever a published output could lie.
+
+One throwaway book holds a page for each way a snippet can break its contract (and a good page),
+built once and then again: each test asserts its own page's failure, in the report Sphinx gives
+for that page. Under -W any such report fails the build, which one test shows with a single bad
+page. The time limit gets a book of its own (it sets the limit for the whole build).
+"""
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from tests.helpers import Book
 
-# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
-# port ("Address already in use"), so every building test runs in the one "site" xdist group.
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+# Builds run side by side: their kernels bind ports the OS assigns (tests/test_kernel_start.py).
+pytestmark = pytest.mark.build
 
 FINE = "print('fine')\n"
+SUBCLASS = """\
+    # raises: jax.errors.ConcretizationTypeError
+    import jax
+
+    @jax.jit
+    def f(x):
+        return 1 if x > 0 else 0
+
+    f(1.0)
+    """
 
 
-@pytest.fixture
-def book(tmp_path):
-    return Book(tmp_path)
+#: The tests of the broken book run on one xdist worker, which builds it once for all of them.
+broken_book = pytest.mark.xdist_group("broken-book")
 
 
-def assert_fails(build, *needles):
-    assert build.returncode != 0, build.output
-    for needle in needles:
-        assert needle in build.output, f"{needle!r} not in build output:\n{build.output}"
-
-
-def test_undeclared_exception_fails_the_build(book):
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory):
+    """A book with one bad page per failure, built twice (nothing changed in between)."""
+    book = Book(tmp_path_factory.mktemp("broken"))
     book.snippet("demo/ok.py", FINE)
     book.snippet("demo/boom.py", "import jax.numpy as jnp\n\nx = jnp.ones(3)\nraise ValueError('boom')\n")
     book.page("boom", "demo/ok.py", "demo/boom.py")
-    build = book.build()
-    assert_fails(build, "guide/boom", "snippets/demo/boom.py:4", "ValueError: boom",
-                 "declares no error")
-
-
-def test_declared_error_that_is_not_raised_fails_the_build(book):
     book.snippet("demo/quiet.py", "# raises: TypeError\nimport jax.numpy as jnp\n\nx = jnp.ones(3)\n")
     book.page("quiet", "demo/quiet.py")
-    assert_fails(book.build(), "guide/quiet", "snippets/demo/quiet.py:1",
-                 "declares '# raises: TypeError' but raised nothing")
-
-
-def test_different_exception_type_fails_the_build(book):
-    book.snippet("demo/other.py", "# raises: TypeError\nimport jax.numpy as jnp\n\nsteps = int(jnp.ones(3).sum())\nint('three')\n")
+    book.snippet("demo/other.py", "# raises: TypeError\nimport jax.numpy as jnp\n\n"
+                 "steps = int(jnp.ones(3).sum())\nint('three')\n")
     book.page("other", "demo/other.py")
-    assert_fails(book.build(), "guide/other", "snippets/demo/other.py:5",
-                 "declares '# raises: TypeError' but raised ValueError")
-
-
-def test_subclass_of_declared_type_fails_the_build(book):
     # jax.errors.TracerBoolConversionError is a subclass of ConcretizationTypeError: not good enough.
-    book.snippet("demo/sub.py", """\
-        # raises: jax.errors.ConcretizationTypeError
-        import jax
-
-        @jax.jit
-        def f(x):
-            return 1 if x > 0 else 0
-
-        f(1.0)
-        """)
+    book.snippet("demo/sub.py", SUBCLASS)
     book.page("sub", "demo/sub.py")
-    # The location is the line inside f where the error was raised.
-    assert_fails(book.build(), "guide/sub", "snippets/demo/sub.py:6",
-                 "but raised jax.errors.TracerBoolConversionError")
-
-
-def test_message_pattern_mismatch_fails_the_build(book):
     book.snippet("demo/msg.py", "# raises: ValueError\n# match: ^never$\nraise ValueError('other text')\n")
     book.page("msg", "demo/msg.py")
-    assert_fails(book.build(), "guide/msg", "snippets/demo/msg.py:3", "does not match '# match: ^never$'")
-
-
-def test_missing_snippet_file_fails_the_build(book):
-    book.snippet("demo/ok.py", FINE)
-    page = book.page("missing", "demo/ok.py", "demo/nowhere.py")
-    line = page.read_text().splitlines().index(":load: ../snippets/demo/nowhere.py") + 1
-    assert_fails(book.build(), f"guide/missing.md:{line}", "snippet file not found: snippets/demo/nowhere.py")
-
-
-def test_sphinx_warning_fails_the_build(book):
-    book.snippet("demo/ok.py", FINE)
+    book.page("missing", "demo/ok.py", "demo/nowhere.py")
     book.page("warn", "demo/ok.py", body="See {ref}`a-label-that-does-not-exist`.")
-    assert_fails(book.build(), "guide/warn.md", "a-label-that-does-not-exist", "WARNING")
-
-
-def test_malformed_declaration_names_file_and_line(book):
     book.snippet("demo/typo.py", "# What goes wrong:\n# raises: TypeEror\nx = 1\n")
     book.snippet("demo/late.py", "x = 1\n# raises: TypeError\n")
     book.page("typo", "demo/typo.py", "demo/late.py")
-    assert_fails(book.build(), "guide/typo.md", "snippets/demo/typo.py:2", "'TypeEror' is not an exception class",
-                 "snippets/demo/late.py:2", "must be in the comment block at the top")
-
-
-def test_inline_code_cell_is_rejected(book):
-    book.page("inline")
-    path = book.root / "guide" / "inline.md"
+    path = book.page("inline")
     path.write_text(path.read_text() + "\n```{code-cell} ipython3\nprint('not from a snippet')\n```\n")
-    assert_fails(book.build(), "guide/inline.md:11", "must not contain inline code")
-
-
-def test_page_without_top_matter_is_rejected(book):
-    book.snippet("demo/ok.py", FINE)
     book.page("bare", "demo/ok.py", top_matter=False)
-    assert_fails(book.build(), "guide/bare.md:1", "must start with the top matter")
+    book.page("good", "demo/ok.py")
+    return book, book.build(), book.build()
 
 
-def test_snippet_that_times_out_names_file_and_line(book, monkeypatch):
+def reports(build, page: str) -> str:
+    """Every warning or error Sphinx reported about guide/<page>, with the lines that follow it
+    (a failed execution's traceback), up to the next report."""
+    blocks = re.split(r"\n(?=\S*(?:WARNING|ERROR):|\S+: (?:WARNING|ERROR):)", build.output)
+    return "\n".join(b for b in blocks if re.match(rf"\S*guide/{page}(\.md)?[:\s]", b)
+                     and re.search(r"(WARNING|ERROR):", b))
+
+
+def assert_reported(build, page, *needles):
+    assert build.returncode != 0, build.output
+    text = reports(build, page)
+    assert text, f"nothing reported about guide/{page}:\n{build.output}"
+    for needle in needles:
+        assert needle in text, f"{needle!r} not in the report about guide/{page}:\n{text}"
+
+
+@broken_book
+def test_undeclared_exception_fails_the_build(broken):
+    assert_reported(broken[1], "boom", "snippets/demo/boom.py:4", "ValueError: boom",
+                    "declares no error")
+
+
+@broken_book
+def test_declared_error_that_is_not_raised_fails_the_build(broken):
+    assert_reported(broken[1], "quiet", "snippets/demo/quiet.py:1",
+                    "declares '# raises: TypeError' but raised nothing")
+
+
+@broken_book
+def test_different_exception_type_fails_the_build(broken):
+    assert_reported(broken[1], "other", "snippets/demo/other.py:5",
+                    "declares '# raises: TypeError' but raised ValueError")
+
+
+@broken_book
+def test_subclass_of_declared_type_fails_the_build(broken):
+    # The location is the line inside f where the error was raised.
+    assert_reported(broken[1], "sub", "snippets/demo/sub.py:6",
+                    "but raised jax.errors.TracerBoolConversionError")
+
+
+@broken_book
+def test_message_pattern_mismatch_fails_the_build(broken):
+    assert_reported(broken[1], "msg", "snippets/demo/msg.py:3", "does not match '# match: ^never$'")
+
+
+@broken_book
+def test_missing_snippet_file_fails_the_build(broken):
+    book = broken[0]
+    page = book.root / "guide" / "missing.md"
+    line = page.read_text().splitlines().index(":load: ../snippets/demo/nowhere.py") + 1
+    assert_reported(broken[1], "missing", f"guide/missing.md:{line}",
+                    "snippet file not found: snippets/demo/nowhere.py")
+
+
+@broken_book
+def test_sphinx_warning_fails_the_build(broken):
+    assert_reported(broken[1], "warn", "a-label-that-does-not-exist", "WARNING")
+
+
+def test_one_warning_alone_fails_the_build(tmp_path):
+    book = Book(tmp_path)
+    book.page("warn", body="See {ref}`a-label-that-does-not-exist`.")
+    build = book.build()
+    assert build.returncode != 0, build.output
+    assert "a-label-that-does-not-exist" in build.output
+
+
+@broken_book
+def test_malformed_declaration_names_file_and_line(broken):
+    assert_reported(broken[1], "typo", "snippets/demo/typo.py:2", "'TypeEror' is not an exception class",
+                    "snippets/demo/late.py:2", "must be in the comment block at the top")
+
+
+@broken_book
+def test_inline_code_cell_is_rejected(broken):
+    assert_reported(broken[1], "inline", "guide/inline.md:11", "must not contain inline code")
+
+
+@broken_book
+def test_page_without_top_matter_is_rejected(broken):
+    assert_reported(broken[1], "bare", "guide/bare.md:1", "must start with the top matter")
+
+
+@broken_book
+def test_good_page_is_built_and_not_reported(broken):
+    assert not reports(broken[1], "good")
+    assert "fine" in broken[1].page("good")
+
+
+@broken_book
+def test_failed_page_is_executed_again_on_the_next_build(broken):
+    # Nothing changed, yet every failed page runs again and fails again: no stale pass.
+    again = broken[2]
+    executed = set(re.findall(r"guide/(\w+)\.md: Executing notebook", again.output))
+    assert {"boom", "quiet", "other", "sub", "msg"} <= executed, again.output
+    assert "good" not in executed
+    for page, needle in [("boom", "snippets/demo/boom.py:4"), ("quiet", "raised nothing"),
+                         ("other", "raised ValueError"), ("sub", "TracerBoolConversionError"),
+                         ("msg", "does not match")]:
+        assert_reported(again, page, needle)
+
+
+def test_snippet_that_times_out_names_file_and_line(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXBOOK_SNIPPET_TIMEOUT", "2")
+    book = Book(tmp_path)
     book.snippet("demo/slow.py", "import time\n\nwhile True:\n    time.sleep(0.1)\n")
     book.page("slow", "demo/slow.py")
-    assert_fails(book.build(), "guide/slow", "snippets/demo/slow.py:4: timed out after 2 s")
-
-
-def test_failed_page_is_executed_again_on_the_next_build(book):
-    book.snippet("demo/boom.py", "raise ValueError('boom')\n")
-    book.page("boom", "demo/boom.py")
-    assert_fails(book.build(), "snippets/demo/boom.py")
-    assert_fails(book.build(), "snippets/demo/boom.py")  # nothing changed: still fails, no stale pass
+    assert_reported(book.build(), "slow", "snippets/demo/slow.py:4: timed out after 2 s")

@@ -8,9 +8,9 @@ import pytest
 
 from tests.helpers import Book
 
-# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
-# port ("Address already in use"), so every building test runs in the one "site" xdist group.
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+# One xdist worker builds the hosted book for all of this module's tests (other builds run beside
+# it: kernels bind ports the OS assigns, see tests/test_kernel_start.py).
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("hosted")]
 
 
 @pytest.fixture(scope="module")

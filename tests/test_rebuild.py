@@ -1,15 +1,18 @@
 """No stale output: an edit re-executes exactly the pages that depend on it."""
 from __future__ import annotations
 
+import json
+import os
+import random
 import re
 
+import numpy as np
 import pytest
 
 from tests.helpers import Book
 
-# Builds start Jupyter kernels, which take free TCP ports: concurrent builds can race for the same
-# port ("Address already in use"), so every building test runs in the one "site" xdist group.
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+# Builds run side by side: their kernels bind ports the OS assigns (tests/test_kernel_start.py).
+pytestmark = pytest.mark.build
 
 # Each snippet prints a fresh token, so a page's output changes exactly when it is re-executed.
 TOKEN = "import uuid\n\nprint('run', uuid.uuid4().hex)\n"
@@ -39,6 +42,17 @@ def book(tmp_path):
 def test_noop_rebuild_executes_nothing(book):
     again = book.build()
     assert again.returncode == 0, again.output
+    assert tokens(again, "a") == book.before["a"]
+    assert tokens(again, "b") == book.before["b"]
+
+
+def test_touching_files_executes_nothing(book):
+    """Sphinx sees newer files; their content is the same, so nothing is read or executed."""
+    for path in ("snippets/a/uses_helper.py", "snippets/shared/_helper.py", "guide/b.md"):
+        os.utime(book.root / path)
+    again = book.build()
+    assert again.returncode == 0, again.output
+    assert "Executing notebook" not in again.output
     assert tokens(again, "a") == book.before["a"]
     assert tokens(again, "b") == book.before["b"]
 
@@ -90,3 +104,71 @@ def test_one_snippet_cannot_change_the_next_ones_output(tmp_path):
     build = book.build()
     assert build.returncode == 0, build.output
     assert "dtype float32 precision 8" in build.page("state")
+
+
+def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
+    """One build process keeps its kernel between pages (jaxbook.provisioner); whatever the
+    first page changes, the next one starts as in a fresh kernel (jaxbook.kernel.new_page)."""
+    monkeypatch.setenv("JAXBOOK_JOBS", "1")  # one process reads both pages, in order
+    book = Book(tmp_path)
+    book.snippet("state/_counter.py", "CALLS = []\n")
+    book.snippet("state/change.py", """\
+        import os
+        import random
+        import sys
+        import warnings
+
+        import matplotlib
+        import numpy as np
+
+        from snippets.state import _counter
+
+        _counter.CALLS.append(1)
+        matplotlib.rcParams["lines.linewidth"] = 7.0
+        np.random.seed(0)
+        random.seed(0)
+        warnings.simplefilter("ignore")
+        os.environ["JAXBOOK_LEFTOVER"] = "1"
+        sys.path.append("/leftover")
+        os.chdir("snippets")
+        leftover = "global"
+        print("pid", os.getpid())
+        """)
+    book.snippet("state/observe.py", """\
+        import os
+        import random
+        import sys
+        import warnings
+
+        import matplotlib
+        import numpy as np
+
+        from snippets.state import _counter
+
+        print("pid", os.getpid())
+        print("calls", len(_counter.CALLS))
+        print("linewidth", matplotlib.rcParams["lines.linewidth"])
+        print("leftovers", os.environ.get("JAXBOOK_LEFTOVER"), "/leftover" in sys.path,
+              "leftover" in globals(),
+              warnings.filters[0] == ("ignore", None, Warning, None, 0))
+        print("cwd", os.path.basename(os.getcwd()))
+        print("numpy", *np.random.randint(2**31, size=3), "random", random.getrandbits(64))
+        """)
+    book.page("change", "state/change.py")
+    book.page("observe", "state/observe.py")
+    build = book.build()
+    assert build.returncode == 0, build.output
+    first = re.search(r"pid (\d+)", build.page("change")).group(1)
+    page = re.sub(r"<[^>]+>", "", build.page("observe"))
+    assert f"pid {first}" in page, "the second page did not run in the first page's kernel"
+    assert "calls 0" in page  # the helper module was imported afresh
+    assert "linewidth 1.5" in page  # Matplotlib's default
+    assert "leftovers None False False False" in page
+    assert f"cwd {tmp_path.name}" in page
+    seeded = np.random.RandomState(0).randint(2**31, size=3)
+    drawn = re.search(r"numpy (\d+) (\d+) (\d+) random (\d+)", page).groups()
+    assert [int(x) for x in drawn[:3]] != list(seeded)  # reseeded, as in a new process
+    assert int(drawn[3]) != random.Random(0).getrandbits(64)
+    notebook = json.loads((build.html / "_sources" / "guide" / "observe.ipynb").read_text())
+    counts = [c["execution_count"] for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert counts == [1]

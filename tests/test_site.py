@@ -9,7 +9,7 @@ import pytest
 
 from jaxbook import ROOT
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.build
 
 HTML = ROOT / "_build" / "html"
 MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in sorted({

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Create .venv from requirements.lock with Python >= 3.12 (JAX 0.12 needs it).
 # Called by the Makefile; safe to re-run. Set PYTHON=/path/to/python3.12 to choose the interpreter.
+#
+# The installer is uv when it can be had, pip otherwise; both install exactly the lock, every file
+# checked against its hash (--require-hashes). uv is taken from $JAXBOOK_UV or PATH, else installed
+# by pip from tools/uv-requirements.txt (pinned, hash-checked) into .venv. JAXBOOK_INSTALLER=pip
+# skips uv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +47,35 @@ fi
 echo "bootstrap: creating .venv with $py ($("$py" --version 2>&1)) from requirements.lock"
 rm -rf .venv
 "$py" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
-  -r requirements.lock
+pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@"; }
+
+find_uv() {
+  [ "${JAXBOOK_INSTALLER:-uv}" = pip ] && return 1
+  if [ -n "${JAXBOOK_UV:-}" ]; then echo "$JAXBOOK_UV"; return 0; fi
+  if command -v uv >/dev/null 2>&1; then command -v uv; return 0; fi
+  pip_install --require-hashes --no-deps -r tools/uv-requirements.txt >&2 && echo .venv/bin/uv
+}
+
+# Every file is pinned by its hash, so the version may come from any of the lock's indexes
+# (uv's default, first-index-only strategy guards against a look-alike on a later index; the hash
+# does that here, as it does for pip).
+uv_install() {
+  "$uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps \
+    --index-strategy unsafe-best-match -r requirements.lock &&
+    "$uv" pip check --quiet --python .venv/bin/python
+}
+
+if [ "${JAXBOOK_INSTALLER:-uv}" = pip ]; then
+  echo "bootstrap: installing with pip (JAXBOOK_INSTALLER=pip; hash-checked)"
+elif ! uv=$(find_uv) || ! "$uv" --version >/dev/null 2>&1; then
+  echo "bootstrap: uv could not be had (not on PATH, and no uv wheel from tools/uv-requirements.txt" \
+       "for this platform); installing with pip instead, which takes longer (hash-checked)"
+elif echo "bootstrap: installing with $("$uv" --version) (hash-checked)" && uv_install; then
+  touch .venv/.installed
+  exit 0
+else
+  echo "bootstrap: uv failed (above); installing with pip instead, which takes longer (hash-checked)"
+fi
+pip_install --require-hashes --no-deps -r requirements.lock
 .venv/bin/python -m pip check
 touch .venv/.installed

@@ -9,7 +9,7 @@ import pytest
 
 from tests.browser.support import SCREENSHOTS, STEPS, published_pages
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 HERE = Path(__file__).parent
 COLORS_JS = (HERE / "colors.js").read_text(encoding="utf-8")

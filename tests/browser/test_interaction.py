@@ -9,7 +9,7 @@ import pytest
 from jaxbook import ROOT
 from tests.browser.support import READING_ORDER_START, reading_order
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 VMAP_PAGE = "guide/vmap.html"
 

@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.build
 
 URL_ATTRIBUTES = {"href", "src", "data", "poster", "action"}
 SKIPPED_SCHEMES = {"http", "https", "mailto", "javascript", "data", "tel", "blob"}

@@ -7,7 +7,7 @@ import pytest
 from tests.browser.conftest import offline
 from tests.browser.support import is_local, published_pages
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 
 class Recorder:
