@@ -145,11 +145,8 @@ def verdict(cell) -> tuple[str, int, int]:
     return text, int(passed), int(total)
 
 
-# One notebook per test, so xdist can spread them. They share the "site" group only because the
-# session's strict build (the `site` fixture) must not run twice at once; once that build runs
-# before the workers start, drop the group and the notebooks run on every core.
+# One notebook per test, so xdist spreads them over every core (the site is built once, first).
 @pytest.mark.build
-@pytest.mark.xdist_group("site")
 @pytest.mark.parametrize("page", PAGES)
 def test_download_runs_outside_the_repository(page, built_site, tmp_path):
     download = built_site / "_sources" / f"{page}.ipynb"
