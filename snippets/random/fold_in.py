@@ -4,8 +4,7 @@ root = jax.random.key(0)
 
 
 def dropout_key(step, layer):
-    """A key for one layer at one training step, derived from the root key
-    only."""
+    """The key of one layer at one step, from the root key alone."""
     return jax.random.fold_in(jax.random.fold_in(root, step), layer)
 
 
