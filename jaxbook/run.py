@@ -31,8 +31,10 @@ def main(argv: list[str]) -> int:
             status = 1
             continue
         try:
-            _, error = snippet.execute(snippet.source_of(path), path, snippet.main_namespace(path),
-                                       timeout=runtime.SNIPPET_TIMEOUT)
+            with snippet.restored_state():  # as the build does, so files cannot affect each other
+                _, error = snippet.execute(snippet.source_of(path), path,
+                                           snippet.main_namespace(path),
+                                           timeout=runtime.SNIPPET_TIMEOUT)
         except snippet.SnippetError as exc:
             sys.stdout.flush()
             print(f"SnippetError: {exc}", file=sys.stderr)

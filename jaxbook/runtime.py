@@ -11,10 +11,14 @@ import os
 #: Number of emulated CPU devices. Change it here and nowhere else.
 DEVICE_COUNT = 8
 
-#: Environment variables that fix JAX's platform and device count.
+#: Environment variables that fix JAX's platform and device count, and turn on JAX's key-reuse
+#: checker: a snippet or test that uses a typed PRNG key twice raises ``KeyReuseError``. A snippet
+#: that shows reuse on purpose says so in its code, ``jax.config.update("jax_debug_key_reuse",
+#: False)``; the build restores the configuration after each snippet.
 JAX_ENV = {
     "JAX_PLATFORMS": "cpu",
     "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
+    "JAX_DEBUG_KEY_REUSE": "true",
 }
 
 #: Seconds one snippet may run before it is stopped with an error naming its file and line.

@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def write_rows(x):
-    """Set row i to i for the first 10 rows, one .at[].set at a time. x: (n, d)
-    -> (n, d)."""
+    """Set row i to i for the first 10 rows. x: (n, d) -> (n, d)."""
     for i in range(10):
         x = x.at[i].set(float(i))
     return x
@@ -12,5 +11,6 @@ def write_rows(x):
 
 x = jnp.zeros((1000, 256))
 memory = jax.jit(write_rows).lower(x).compile().memory_analysis()
-print("size of x:                  ", x.nbytes, "bytes")
-print("scratch memory, 10 updates: ", memory.temp_size_in_bytes, "bytes")
+print("x:                     ", memory.argument_size_in_bytes, "bytes")
+print("result:                ", memory.output_size_in_bytes, "bytes")
+print("scratch for 10 updates:", memory.temp_size_in_bytes, "bytes")

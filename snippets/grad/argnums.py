@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def loss(w, b, x, y):
-    """Mean squared error of a linear model. w: (d,), b: (), x: (n, d), y: (n,)
-    -> scalar."""
+    """Linear-model MSE. w: (d,), b: (), x: (n, d), y: (n,) -> scalar."""
     return jnp.mean((x @ w + b - y) ** 2)
 
 

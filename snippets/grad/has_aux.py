@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def loss_with_metrics(w, x, y):
-    """Logistic loss. w: (d,), x: (n, d), y: (n,) in {0, 1} -> (scalar, dict of
-    metrics)."""
+    """Logistic loss and metrics. w: (d,), x: (n, d), y: (n,) -> ((), dict)."""
     logits = x @ w
     loss = jnp.mean(jnp.logaddexp(0.0, logits) - y * logits)
     accuracy = jnp.mean((logits > 0) == (y == 1))
@@ -22,3 +21,9 @@ print("loss:    ", loss)
 print("accuracy:", aux["accuracy"])
 print("logits:  ", aux["logits"])
 print("grads:   ", grads)
+
+# grad with has_aux returns (grads, aux); aux adds nothing to the gradient
+grads, aux = jax.grad(loss_with_metrics, has_aux=True)(w, x, y)
+loss_only = jax.grad(lambda w: loss_with_metrics(w, x, y)[0])(w)
+print("grad(has_aux=True):", grads, "| aux keys:", sorted(aux))
+print("same as grad of the loss alone:", jnp.array_equal(grads, loss_only))

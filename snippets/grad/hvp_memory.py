@@ -8,8 +8,7 @@ def f(x):
 
 
 def hvp(f, x, v):
-    """Hessian-vector product H(x) @ v without forming H. x, v: (n,) ->
-    (n,)."""
+    """H(x) @ v without forming the Hessian H. x, v: (n,) -> (n,)."""
     return jax.jvp(jax.grad(f), (x,), (v,))[1]
 
 

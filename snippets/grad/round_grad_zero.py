@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def quantized_loss(w, x):
-    """Loss of a model whose weights are rounded to integers. w, x: (d,) ->
-    scalar."""
+    """Loss with weights rounded to integers. w, x: (d,) -> scalar."""
     return jnp.sum(jnp.round(w) * x)
 
 

@@ -4,20 +4,17 @@ import jax.numpy as jnp
 
 @jax.custom_vjp
 def round_ste(x):
-    """Round to the nearest integer; the gradient passes straight through. x:
-    any shape."""
+    """Round; the gradient passes straight through. x: any shape."""
     return jnp.round(x)
 
 
 def round_ste_fwd(x):
-    """Forward pass: the output and the residuals the backward pass needs (none
-    here)."""
+    """Forward rule: the output, and residuals for the backward rule."""
     return jnp.round(x), None
 
 
 def round_ste_bwd(residuals, g):
-    """Backward pass: the incoming cotangent g, unchanged, as if round were the
-    identity."""
+    """Backward rule: return g unchanged, as if round were the identity."""
     return (g,)  # a tuple with one entry per input of round_ste
 
 
@@ -25,8 +22,7 @@ round_ste.defvjp(round_ste_fwd, round_ste_bwd)
 
 
 def quantized_loss(w, x):
-    """Loss of a model whose weights are rounded to integers. w, x: (d,) ->
-    scalar."""
+    """Loss with weights rounded to integers. w, x: (d,) -> scalar."""
     return jnp.sum(round_ste(w) * x)
 
 

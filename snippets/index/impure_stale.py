@@ -6,8 +6,7 @@ scale = 2.0
 
 @jax.jit
 def scaled(x):
-    """Multiply by a global. x: any shape -> same shape. Impure: reads
-    `scale`."""
+    """Impure: reads the global `scale`. x: any shape -> same shape."""
     return scale * x
 
 

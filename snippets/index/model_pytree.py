@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def init(key, d_in, d_out):
-    """Parameters of a linear model as a dict (a pytree). -> {'w': (d_in,
-    d_out), 'b': (d_out,)}."""
+    """Linear-model parameters. -> {"w": (d_in, d_out), "b": (d_out,)}."""
     return {
         "w": 0.1 * jax.random.normal(key, (d_in, d_out)),
         "b": jnp.zeros(d_out),

@@ -4,8 +4,7 @@ import jax.numpy as jnp
 
 @jax.jit
 def scaled(x, scale):
-    """Multiply by a scale passed in. x: any shape, scale: scalar -> same shape
-    as x."""
+    """Multiply by scale. x: any shape, scale: scalar -> shape of x."""
     return scale * x
 
 

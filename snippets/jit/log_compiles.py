@@ -11,17 +11,17 @@ def normalize(x):
 
 
 normalize_jit = jax.jit(normalize)
-# created before logging starts
-a, b, c = (jnp.ones(3), jnp.zeros(3), jnp.ones(5))
+# created before logging starts; d is placed on device 2 explicitly
+a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)
+d = jax.device_put(jnp.ones(3), jax.devices()[2])
 
-# JAX logs compiles to stderr; show them here, keeping only the "Compiling"
-# lines.
+# JAX logs compiles to stderr; show its "Compiling" lines here instead
 handler = logging.StreamHandler(sys.stdout)
 handler.addFilter(lambda record: record.getMessage().startswith("Compiling"))
 logging.getLogger("jax").addHandler(handler)
 
 with jax.log_compiles():
-    for name, x in [("a", a), ("b", b), ("c", c)]:
+    for name, x in [("a", a), ("b", b), ("c", c), ("d", d)]:
         print(f"call with {name}: shape {x.shape}")
         normalize_jit(x)
 

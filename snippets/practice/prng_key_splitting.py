@@ -8,6 +8,7 @@ from practice.arrays.prng_key_splitting.solution import (
     random_walk,
 )
 
+jax.config.update("jax_debug_key_reuse", False)  # JAX's default
 key = jax.random.key(0)
 same = jnp.array_equal(
     jax.random.normal(key, (3,)), jax.random.normal(key, (3,))

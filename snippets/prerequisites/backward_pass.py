@@ -7,8 +7,7 @@ w1, w2 = 0.8, -1.1  # two weights
 
 
 def loss(w1, w2):
-    """Squared error of the tiny network w2 * tanh(w1 * x). Scalars ->
-    scalar."""
+    """Squared error of w2 * tanh(w1 * x). All scalars -> scalar."""
     return (w2 * jnp.tanh(w1 * x) - t) ** 2
 
 

@@ -1,6 +1,5 @@
 def make_scaler(factor):
-    """Return a function that multiplies its input by `factor` (captured by the
-    closure)."""
+    """A function that multiplies by `factor`, kept by the closure."""
 
     def scale(x):
         return factor * x

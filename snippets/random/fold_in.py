@@ -4,8 +4,7 @@ root = jax.random.key(0)
 
 
 def dropout_key(step, layer):
-    """A key for one layer at one training step, derived from the root key
-    only."""
+    """The key of one layer at one step, from the root key alone."""
     return jax.random.fold_in(jax.random.fold_in(root, step), layer)
 
 
@@ -18,13 +17,9 @@ print(
 print("step 8, layer 2:", jax.random.uniform(dropout_key(8, 2), (3,)))
 
 # fold_in(key, i) and split(key, n)[i] derive the same key here
+children = jax.random.key_data(jax.random.split(root, 4))
 same = [
-    bool(
-        (
-            jax.random.key_data(jax.random.fold_in(root, i))
-            == jax.random.key_data(jax.random.split(root, 4)[i])
-        ).all()
-    )
-    for i in range(4)
+    bool((jax.random.key_data(jax.random.fold_in(root, i)) == c).all())
+    for i, c in enumerate(children)
 ]
 print("fold_in(root, i) == split(root, 4)[i]:", same)

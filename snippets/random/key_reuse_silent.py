@@ -1,6 +1,8 @@
 import jax
 import jax.numpy as jnp
 
+jax.config.update("jax_debug_key_reuse", False)  # reuse below on purpose
+
 
 def add_noise(x, key, scale=0.1):
     """Gaussian noise augmentation. x: (n,) -> (n,)."""

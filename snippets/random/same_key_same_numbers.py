@@ -1,5 +1,7 @@
 import jax
 
+jax.config.update("jax_debug_key_reuse", False)  # reuse below on purpose
+
 key = jax.random.key(42)
 a = jax.random.uniform(key, (4,))
 b = jax.random.uniform(key, (4,))

@@ -3,13 +3,12 @@ import jax.numpy as jnp
 
 
 def predict(params, x):
-    """A linear model for ONE example. params: {"w": (d,), "b": ()}, x: (d,) ->
-    scalar."""
+    """ONE linear model. params: {"w": (d,), "b": ()}, x: (d,) -> scalar."""
     return x @ params["w"] + params["b"]
 
 
 n_models, d = 4, 3
-kw, kx = jax.random.split(jax.random.key(0))
+kw, kx, kxs = jax.random.split(jax.random.key(0), 3)
 ensemble = {
     # every leaf has a leading axis of 4
     "w": jax.random.normal(kw, (n_models, d)),
@@ -22,7 +21,7 @@ per_model = jax.vmap(predict, in_axes=(0, None))(ensemble, x)
 print("one prediction per model:", per_model.shape, per_model)
 print("ensemble mean:", per_model.mean())
 
-xs = jax.random.normal(kx, (5, d))  # now a batch of inputs too
+xs = jax.random.normal(kxs, (5, d))  # now a batch of inputs too
 grid = jax.vmap(jax.vmap(predict, in_axes=(None, 0)), in_axes=(0, None))(
     ensemble, xs
 )

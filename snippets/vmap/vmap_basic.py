@@ -3,8 +3,7 @@ import jax.numpy as jnp
 
 
 def predict(w, b, x):
-    """A linear layer with tanh for ONE example. w: (d, k), b: (k,), x: (d,) ->
-    (k,)."""
+    """tanh layer, ONE example. w: (d, k), b: (k,), x: (d,) -> (k,)."""
     return jnp.tanh(x @ w + b)
 
 

@@ -124,7 +124,8 @@ def test_sample_jit_with_traced_temperature_and_p(impl):
     logits = jax.random.normal(jax.random.key(5), (500, 5))
     eager = impl.sample(key, logits, temperature=0.7, top_k=3, top_p=0.9)
     f = jax.jit(impl.sample, static_argnames="top_k")
-    jitted = f(key, logits, temperature=jnp.float32(0.7), top_k=3, top_p=jnp.float32(0.9))
+    jitted = f(jax.random.clone(key), logits, temperature=jnp.float32(0.7), top_k=3,
+               top_p=jnp.float32(0.9))  # the same key on purpose
     np.testing.assert_array_equal(eager, jitted)
-    again = impl.sample(key, logits, temperature=0.7, top_k=3, top_p=0.9)
+    again = impl.sample(jax.random.clone(key), logits, temperature=0.7, top_k=3, top_p=0.9)
     np.testing.assert_array_equal(eager, again)          # same key, same tokens

@@ -44,7 +44,7 @@ def test_init_mlp_follows_scheme(impl):
 
 def test_init_ensemble_members(impl):
     key, m = jax.random.key(7), 3
-    ens = impl.init_ensemble(key, m, D_IN, D_HIDDEN, D_OUT)
+    ens = impl.init_ensemble(jax.random.clone(key), m, D_IN, D_HIDDEN, D_OUT)  # key reused below
     assert ens["w1"].shape == (m, D_IN, D_HIDDEN) and ens["b1"].shape == (m, D_HIDDEN)
     assert ens["w2"].shape == (m, D_HIDDEN, D_OUT) and ens["b2"].shape == (m, D_OUT)
     for i, k in enumerate(jax.random.split(key, m)):
