@@ -118,7 +118,7 @@ def wrong_outcomes(tmp_path_factory):
 def caught_by(path):
     """The mistake (first docstring line) and the test names on its ``Caught by:`` line."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    match = re.search(r"^Caught by: *(.+)$", doc, re.MULTILINE)
+    match = re.search(r"^Caught by:(.+(?:\n[ \t]+.+)*)", doc, re.MULTILINE)  # may wrap, indented
     return doc.split("\n", 1)[0].strip(), re.findall(r"\w+", match[1]) if match else []
 
 
