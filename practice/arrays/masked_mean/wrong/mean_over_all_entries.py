@@ -1,0 +1,18 @@
+"""Divides by the length of the axis instead of the number selected.
+
+Caught by: test_axis_argument, test_gradient_is_finite_and_correct,
+    test_hand_computed, test_masked_out_inf_and_nan_do_not_leak,
+    test_random_masks_under_jit_match_numpy
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def masked_mean(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array:
+    """x: (..., n, ...) float, mask: same shape, bool -> x.shape without
+    ``axis``; 0.0 where mask is all False."""
+    total = jnp.sum(jnp.where(mask, x, 0), axis=axis)
+    count = jnp.sum(mask, axis=axis)
+    # max(count, 1) keeps empty slices at 0 / 1 = 0 and their gradient finite.
+    return total / x.shape[axis]
