@@ -41,6 +41,7 @@ def init_ensemble(
 
         w1: (M, d_in, d_hidden), b1: (M, d_hidden),
         w2: (M, d_hidden, d_out), b2: (M, d_out).
+
     Use vmap, not a Python loop.
     """
     raise NotImplementedError("init_ensemble: vmap init_mlp over split keys")

@@ -9,6 +9,5 @@ import jax.numpy as jnp
 
 
 def masked_mean(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array:
-    """x: (..., n, ...) float, mask: same shape, bool -> x.shape without
-    ``axis``; 0.0 where mask is all False."""
+    """x, mask: same shape -> x.shape without axis; 0.0 where all False."""
     return jnp.mean(x, axis=axis, where=mask)

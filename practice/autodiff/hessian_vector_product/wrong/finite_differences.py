@@ -11,8 +11,7 @@ import jax.numpy as jnp
 
 
 def hvp(f: Callable, params, v):
-    """params, v: pytrees alike -> H(params) v, a pytree alike
-    (forward-over-reverse)."""
+    """params, v: pytrees alike -> H(params) v (forward-over-reverse)."""
     h = 1e-3
     g = jax.grad(f)
     plus = g(jax.tree.map(lambda p, d: p + h * d, params, v))
@@ -23,8 +22,7 @@ def hvp(f: Callable, params, v):
 def sharpness(
     f: Callable, x: jax.Array, key: jax.Array, n_iters: int = 100
 ) -> jax.Array:
-    """x: (n,) -> scalar: largest-magnitude Hessian eigenvalue by power
-    iteration."""
+    """x: (n,) -> scalar: top-magnitude Hessian eigenvalue, power iteration."""
     u = jax.random.normal(key, x.shape)
     u = u / jnp.linalg.norm(u)
 

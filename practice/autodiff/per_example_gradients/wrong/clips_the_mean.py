@@ -10,14 +10,12 @@ import jax.numpy as jnp
 
 
 def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
-    """xs: (B, ...), ys: (B, ...) -> pytree like params, every leaf with a
-    leading B axis."""
+    """xs: (B, ...), ys: (B, ...) -> params-like tree, leaves (B, ...)."""
     return jax.vmap(jax.grad(loss_fn), in_axes=(None, 0, 0))(params, xs, ys)
 
 
 def global_norms(grads) -> jax.Array:
-    """Pytree of (B, ...) leaves -> (B,) L2 norm of each example's gradient
-    over all leaves."""
+    """Tree of (B, ...) leaves -> (B,) global L2 norm of each example."""
     squares = [
         jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1)
         for g in jax.tree.leaves(grads)
@@ -28,8 +26,7 @@ def global_norms(grads) -> jax.Array:
 def clipped_mean_grad(
     loss_fn: Callable, params, xs: jax.Array, ys: jax.Array, max_norm: float
 ):
-    """-> pytree like params: the mean of per-example gradients clipped to norm
-    <= max_norm."""
+    """-> tree like params: mean of per-example grads clipped to max_norm."""
     grads = per_example_grads(loss_fn, params, xs, ys)
     mean = jax.tree.map(lambda g: jnp.mean(g, axis=0), grads)
     norm = global_norms(jax.tree.map(lambda g: g[None], mean))[0]

@@ -16,8 +16,7 @@ def warmup_cosine_schedule(
     decay_steps: int,
     end_value: float = 0.0,
 ) -> Callable[[jax.Array], jax.Array]:
-    """Hyperparameters (Python numbers) -> schedule(step: int array) -> float32
-    array, same shape."""
+    """Hyperparameters -> schedule(step: int array) -> float32, same shape."""
     cosine_steps = decay_steps - warmup_steps
 
     def schedule(step: jax.Array) -> jax.Array:
