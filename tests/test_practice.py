@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,6 +17,7 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
+from practice.conftest import caught_by
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -104,7 +104,8 @@ def test_problem_keeps_wrong_solutions(folder):
 
 @pytest.fixture(scope="module")
 def wrong_outcomes(tmp_path_factory):
-    """Run every problem's tests against each of its wrong solutions, in one subprocess.
+    """Run every problem's tests against each of its wrong solutions, in one subprocess: each
+    test only against the wrong solutions whose docstring names it (see practice/conftest.py).
 
     Maps ``wrong/<mistake>.py`` to {test function: set of outcomes}, an outcome being "failure"
     (the test ran and failed), "error" (set-up failed), "skipped" or "passed"."""
@@ -113,13 +114,6 @@ def wrong_outcomes(tmp_path_factory):
     for folder, impl, name, kinds in run_practice_tests("wrong", report):
         outcomes[folder / f"{impl}.py"][name.split("[", 1)[0]] |= kinds or {"passed"}
     return outcomes
-
-
-def caught_by(path):
-    """The mistake (first docstring line) and the test names on its ``Caught by:`` line."""
-    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    match = re.search(r"^Caught by:(.+(?:\n[ \t]+.+)*)", doc, re.MULTILINE)  # may wrap, indented
-    return doc.split("\n", 1)[0].strip(), re.findall(r"\w+", match[1]) if match else []
 
 
 def code_lines(path):
@@ -146,12 +140,9 @@ def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
         f"{wrong_ident(path)}: {len(changed)} changed lines against solution.py; a wrong solution "
         f"is the solution with one mistake")
     outcomes = wrong_outcomes[path]
-    assert outcomes, f"{wrong_ident(path)}: no test ran against it"
-    tests = set(outcomes)
-    unknown = [name for name in named if name not in tests]
+    unknown = [name for name in named if name not in outcomes]
     assert not unknown, f"{wrong_ident(path)}: 'Caught by' names tests that do not exist: {unknown}"
-    not_failing = [name for name in named if "failure" not in outcomes[name]]
-    failing = sorted(name for name, kinds in outcomes.items() if "failure" in kinds)
+    not_failing = {name: sorted(outcomes[name]) for name in named if "failure" not in outcomes[name]}
     assert not not_failing, (
-        f"{wrong_ident(path)}: 'Caught by' names {not_failing}, which do not fail for it "
-        f"(tests that do fail: {failing}; set-up errors do not count)")
+        f"{wrong_ident(path)}: 'Caught by' names tests that do not fail for it: {not_failing} "
+        f"(set-up errors do not count)")

@@ -1,8 +1,7 @@
 """Draws w and b from the same key instead of splitting it.
 
-Caught by: test_init_mlp_follows_the_recipe,
-    test_init_mlp_layers_are_independent, test_init_mlp_scale_and_determinism,
-    test_init_mlp_under_jit
+Caught by: test_init_mlp_layers_are_independent,
+    test_init_mlp_scale_and_determinism, test_init_mlp_under_jit
 """
 
 from collections.abc import Sequence

@@ -1,7 +1,6 @@
 """Approximates H v by central differences of the gradient.
 
-Caught by: test_jits_and_never_builds_the_hessian, test_linear_in_v,
-    test_matches_jax_hessian, test_quadratic_by_hand
+Caught by: test_linear_in_v, test_matches_jax_hessian, test_quadratic_by_hand
 """
 
 from collections.abc import Callable

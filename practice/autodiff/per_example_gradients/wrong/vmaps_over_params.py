@@ -1,8 +1,6 @@
 """Maps over every argument (in_axes=0), params included.
 
-Caught by: test_clipping_by_hand, test_clipping_matches_numpy_on_random_batch,
-    test_clipping_uses_the_global_norm_across_leaves,
-    test_linear_matches_closed_form,
+Caught by: test_linear_matches_closed_form,
     test_mean_of_per_example_is_batch_gradient,
     test_mlp_matches_a_loop_of_grads
 """

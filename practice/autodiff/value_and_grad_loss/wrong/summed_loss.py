@@ -1,8 +1,7 @@
 """Sums the per-example losses instead of averaging them.
 
 Caught by: test_grads_match_numpy_formula, test_loss_at_zero_params_is_log2,
-    test_loss_is_stable_for_large_logits, test_loss_matches_numpy,
-    test_train_matches_numpy_gradient_descent
+    test_loss_matches_numpy
 """
 
 import jax

@@ -1,7 +1,6 @@
 """Bias-corrects with decay ** t for t = 0, 1, ... (one step early).
 
-Caught by: test_edge_cases, test_hand_computed, test_matches_numpy_loop,
-    test_traced_decay_under_jit
+Caught by: test_edge_cases, test_hand_computed, test_matches_numpy_loop
 """
 
 import jax

@@ -1,7 +1,6 @@
 """Weights the new value by decay and the old average by 1 - decay.
 
-Caught by: test_edge_cases, test_gradients, test_matches_numpy_loop,
-    test_traced_decay_under_jit
+Caught by: test_edge_cases, test_gradients, test_matches_numpy_loop
 """
 
 import jax

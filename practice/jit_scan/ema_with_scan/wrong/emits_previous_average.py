@@ -1,7 +1,6 @@
 """Emits the average before the update: an exclusive running mean.
 
-Caught by: test_edge_cases, test_gradients, test_hand_computed,
-    test_matches_numpy_loop, test_traced_decay_under_jit
+Caught by: test_edge_cases, test_gradients, test_hand_computed
 """
 
 import jax

@@ -1,7 +1,6 @@
 """Starts the average at xs[0] instead of at zero.
 
-Caught by: test_edge_cases, test_gradients, test_hand_computed,
-    test_matches_numpy_loop, test_traced_decay_under_jit
+Caught by: test_edge_cases, test_gradients, test_hand_computed
 """
 
 import jax

@@ -2,8 +2,7 @@
 
 Caught by: test_poly_features_is_jitted_with_static_degree,
     test_poly_features_matches_vander,
-    test_poly_features_retraces_only_for_a_new_degree,
-    test_poly_features_values
+    test_poly_features_retraces_only_for_a_new_degree
 """
 
 from functools import partial

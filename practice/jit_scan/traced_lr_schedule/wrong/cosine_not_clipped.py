@@ -1,8 +1,7 @@
 """Lets the cosine run past decay_steps, so the rate rises again.
 
 Caught by: test_array_of_steps, test_hand_computed_values,
-    test_inside_scan_with_a_traced_counter, test_matches_optax_at_every_step,
-    test_traced_step_under_jit
+    test_matches_optax_at_every_step
 """
 
 from collections.abc import Callable

@@ -1,8 +1,7 @@
 """Divides by decay_steps, not by the decay_steps - warmup_steps left.
 
 Caught by: test_array_of_steps, test_hand_computed_values,
-    test_inside_scan_with_a_traced_counter, test_matches_optax_at_every_step,
-    test_traced_step_under_jit
+    test_matches_optax_at_every_step
 """
 
 from collections.abc import Callable

@@ -1,6 +1,6 @@
 """Bias-corrects with the count before this step (count - 1).
 
-Caught by: test_first_step_by_hand, test_matches_optax_adamw, test_under_jit,
+Caught by: test_first_step_by_hand, test_under_jit,
     test_weight_decay_is_decoupled
 """
 

@@ -1,6 +1,6 @@
 """Subtracts weight_decay * p without multiplying it by the learning rate.
 
-Caught by: test_first_step_by_hand, test_matches_optax_adamw, test_under_jit,
+Caught by: test_first_step_by_hand, test_under_jit,
     test_weight_decay_is_decoupled
 """
 

@@ -1,7 +1,7 @@
 """Always rescales to max_norm, also when the norm is already smaller.
 
 Caught by: test_matches_optax, test_small_gradients_unchanged,
-    test_under_jit_with_traced_norm, test_zero_gradient_gives_zeros_not_nan
+    test_zero_gradient_gives_zeros_not_nan
 """
 
 from typing import Any, Callable

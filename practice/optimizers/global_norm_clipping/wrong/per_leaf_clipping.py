@@ -1,7 +1,7 @@
 """Clips every leaf by its own norm instead of the global norm.
 
 Caught by: test_clip_hand_values, test_direction_kept_and_norm_equals_max,
-    test_matches_optax, test_under_jit_with_traced_norm
+    test_matches_optax
 """
 
 from typing import Any, Callable

@@ -1,8 +1,7 @@
 """Swaps the branches: the Nesterov look-ahead when nesterov is False.
 
 Caught by: test_hand_computed_three_steps, test_matches_optax_sgd,
-    test_matches_optax_under_jit, test_nesterov_hand_computed_three_steps
-    test_matches_optax_under_jit
+    test_nesterov_hand_computed_three_steps
 """
 
 from typing import Any, Callable

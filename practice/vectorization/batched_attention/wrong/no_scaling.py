@@ -1,7 +1,7 @@
 """Forgets to divide the logits by sqrt(H).
 
 Caught by: test_batched_matches_jax_nn, test_causal_matches_jax_nn,
-    test_single_example_matches_numpy, test_under_jit
+    test_single_example_matches_numpy
 """
 
 from functools import partial

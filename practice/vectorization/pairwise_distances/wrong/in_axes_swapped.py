@@ -2,7 +2,7 @@
 
 Caught by: test_pairwise_distances_match_numpy,
     test_pairwise_generic_metric_dot_product,
-    test_pairwise_orientation_with_asymmetric_metric, test_under_jit
+    test_pairwise_orientation_with_asymmetric_metric
 """
 
 from typing import Callable
