@@ -26,7 +26,7 @@ page: $(VENV)
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
-	$(PY) -m jaxbook.check $(PROBLEM)
+	$(PY) -m jaxbook.check '$(PROBLEM)'
 
 bench: $(VENV)
 	$(PY) tools/bench.py $(BENCH)

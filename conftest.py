@@ -13,5 +13,5 @@ def pytest_addoption(parser):
     parser.addoption(
         "--impl", default="solution",
         help="practice problems: test the reference solution (default), the learner's starter, "
-             "or a kept wrong solution such as wrong/no_bias_correction",
+             "a kept wrong solution such as wrong/no_bias_correction, or wrong: every one of them",
     )

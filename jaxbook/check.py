@@ -1,42 +1,108 @@
 """Check a learner's attempt at a practice problem: ``make check PROBLEM=adamw-from-scratch``.
 
 Runs the problem's tests against ``practice/<section>/<problem>/starter.py`` (the file the learner
-edits) and prints one line per test and a verdict. ``--impl solution`` checks the reference instead.
+edits) and prints one line per test (PASS, FAIL, or ERROR when a test could not even be set up)
+and a verdict. ``--impl solution`` checks the reference instead. An attempt that does not import
+(a SyntaxError, a NameError at module level, ...) is reported once, with its file and line, and
+no test runs.
+
+The problem is named exactly, never by a pattern: ``adamw-from-scratch``, ``adamw_from_scratch``,
+``optimizers/adamw-from-scratch``, ``AdamW-From-Scratch``, ``adamw_from_scratch.md`` and
+``adamw_from_scratch/`` all name the same problem.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import traceback
+from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, runtime
 from practice._check import Summary, report
 
+PRACTICE = ROOT / "practice"
+PATTERN_CHARS = re.compile(r"[*?\[\]{}]")
 
-def find_problem(name: str):
-    """The folder of the problem called ``name`` (dashes or underscores)."""
-    slug = name.strip().replace("-", "_")
-    matches = [p for p in (ROOT / "practice").glob(f"*/{slug}") if (p / "starter.py").is_file()]
-    return matches[0] if matches else None
+
+class ProblemNameError(ValueError):
+    """A PROBLEM that is a pattern, or that names no problem (the message says which)."""
+
+
+def slug(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+def problems(practice: Path = PRACTICE) -> dict[str, Path]:
+    """Every problem folder, keyed by its name with underscores."""
+    return {p.parent.name: p.parent for p in sorted(practice.glob("*/*/starter.py"))}
+
+
+def find_problem(name: str, practice: Path = PRACTICE) -> Path:
+    """The folder of the problem called ``name``; raises ProblemNameError."""
+    if PATTERN_CHARS.search(name):
+        raise ProblemNameError(
+            f"PROBLEM={name!r} is a pattern; name one problem exactly, e.g. adamw-from-scratch")
+    parts = [slug(p) for p in name.strip().removesuffix("/").removesuffix(".md").split("/") if p]
+    if parts[:1] == ["practice"]:
+        parts = parts[1:]
+    known = problems(practice)
+    folder = known.get(parts[-1]) if parts and len(parts) <= 2 else None
+    if folder is not None and (len(parts) == 1 or parts[0] == folder.parent.name):
+        return folder
+    listing = "\n  ".join(sorted(f"{p.parent.name}/{n.replace('_', '-')}" for n, p in known.items()))
+    raise ProblemNameError(f"no practice problem called {name!r}. Known problems:\n  {listing}")
+
+
+def import_error(folder: Path, which: str) -> str | None:
+    """None if ``folder/<which>.py`` imports; otherwise the error, shown from the attempt's file.
+
+    Importing it here (the tests would import it again from the same cache) means a broken
+    attempt is reported once, instead of by every test."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from practice.conftest import load_impl  # the loader of the tests' ``impl`` fixture
+
+    path = folder / f"{which}.py"
+    try:
+        load_impl(folder, which)
+    except Exception as error:  # anything the attempt's module-level code raises
+        frames = traceback.extract_tb(error.__traceback__)
+        ours = [i for i, frame in enumerate(frames) if Path(frame.filename) == path]
+        shown = traceback.format_list(frames[ours[0]:]) if ours else []
+        return "".join(["Traceback (most recent call last):\n", *shown] if shown else []) + \
+            "".join(traceback.format_exception_only(error))
+    return None
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problem")
     parser.add_argument("--impl", choices=["starter", "solution"], default="starter")
+    parser.add_argument("--practice", type=Path, default=PRACTICE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    folder = find_problem(args.problem)
-    if folder is None:
-        known = sorted(p.parent.name.replace("_", "-") for p in (ROOT / "practice").glob("*/*/starter.py"))
-        print(f"no practice problem called {args.problem!r}. Known problems:\n  " + "\n  ".join(known),
-              file=sys.stderr)
+    try:
+        folder = find_problem(args.problem, args.practice)
+    except ProblemNameError as error:
+        print(error, file=sys.stderr)
         return 2
+    attempt = folder / f"{args.impl}.py"
+    shown = attempt.relative_to(args.practice.parent)
+    runtime.configure()  # before the attempt imports JAX, as the tests' conftest.py requires
+    error = import_error(folder, args.impl)
+    if error is not None:
+        print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
+        print(f"ERROR  {shown}: fix the error above, then run the check again")
+        return 1
     summary = Summary()
     code = pytest.main([str(folder), f"--impl={args.impl}", "-q", "--tb=short", "-n", "0",
-                        "-p", "no:cacheprovider", "--rootdir", str(ROOT)], plugins=[summary])
-    report(summary, int(code), f"{folder.relative_to(ROOT)}/{args.impl}.py")
-    return int(code)
+                        "-p", "no:cacheprovider", "--import-mode=importlib",
+                        "--rootdir", str(args.practice.parent)],
+                       plugins=[summary])
+    report(summary, int(code), str(shown))
+    return int(code) or (1 if summary.collect_errors else 0)
 
 
 if __name__ == "__main__":

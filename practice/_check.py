@@ -13,28 +13,50 @@ import pytest
 
 SOLVED = "solved: every test passes"
 NOT_YET = "not yet"
+ERROR = "ERROR: the tests did not run (see above)"
 _loads = itertools.count()
 
 
 class Summary:
-    """A pytest plugin that records the outcome of every test."""
+    """A pytest plugin that records the outcome of every test: passed, failed or error (set-up)."""
 
     def __init__(self):
         self.outcomes = {}
+        self.collect_errors = []
 
     def pytest_runtest_logreport(self, report):
-        if report.when == "call" or report.outcome != "passed":
-            self.outcomes.setdefault(report.nodeid.split("::", 1)[-1], report.outcome)
+        name = report.nodeid.split("::", 1)[-1]
+        if report.failed and report.when != "call":
+            self.outcomes[name] = "error"
+        elif report.when == "call" or report.outcome != "passed":
+            self.outcomes.setdefault(name, report.outcome)
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(report.nodeid)
+
+
+LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
 
 
 def report(summary: Summary, exit_code: int, label: str) -> str:
-    """Print ``label``, a PASS/FAIL line per test and the verdict; return the verdict."""
-    passed = sum(outcome == "passed" for outcome in summary.outcomes.values())
+    """Print ``label``, a PASS/FAIL/ERROR line per test and the verdict; return the verdict.
+
+    ERROR marks a test that could not even be set up; a collection error means no test ran."""
     print(f"\n{label}")
+    for name in summary.collect_errors:
+        print(f"  ERROR  {name}: the tests could not be collected (see above)")
     for test, outcome in summary.outcomes.items():
-        print(f"  {'PASS' if outcome == 'passed' else 'FAIL'}  {test}")
+        print(f"  {LABELS.get(outcome, outcome.upper()):5}  {test}")
     total = len(summary.outcomes)
-    verdict = SOLVED if exit_code == 0 and total and passed == total else NOT_YET
+    passed = sum(outcome == "passed" for outcome in summary.outcomes.values())
+    errors = sum(outcome == "error" for outcome in summary.outcomes.values())
+    if summary.collect_errors or (exit_code != 0 and total == 0) or total == 0:
+        verdict = ERROR if total == 0 or summary.collect_errors else NOT_YET
+    elif exit_code == 0 and passed == total:
+        verdict = SOLVED
+    else:
+        verdict = NOT_YET + (f" ({errors} could not be set up: ERROR)" if errors else "")
     print(f"{passed}/{total} tests pass: {verdict}")
     return verdict
 

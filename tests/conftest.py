@@ -91,3 +91,13 @@ def built_site(site) -> Path:
     """The built HTML folder; fails (never skips) when the build failed."""
     assert site.returncode == 0, site.stdout[-3000:] + site.stderr[-20000:]
     return site.html
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The study plan's figure: how many kept wrong solutions were proven to fail their tests."""
+    reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
+               if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid]
+    if reports:
+        proven = sum(r.passed for r in reports)
+        terminalreporter.write_line(f"practice: {proven} of {len(reports)} kept wrong solutions "
+                                    "proven to fail the tests they name")

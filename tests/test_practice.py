@@ -1,10 +1,14 @@
-"""The study plan's tests bite: every untouched starter fails every one of its problem's tests.
+"""The study plan's tests bite: every untouched starter fails every one of its problem's tests,
+and every kept wrong solution (``practice/<section>/<problem>/wrong/<mistake>.py``) fails the tests
+its docstring names.
 
 (The same tests pass against every reference solution: they are collected from practice/ by the
 normal pytest run, with --impl=solution, the default.)
 """
 from __future__ import annotations
 
+import ast
+import difflib
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -13,6 +17,7 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
+from practice.conftest import caught_by
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -22,6 +27,31 @@ SECTIONS = ["arrays", "autodiff", "jit_scan", "vectorization", "optimizers", "at
 
 def ident(folder):
     return folder.relative_to(PRACTICE).as_posix()
+
+
+def wrong_files(folder):
+    return sorted((folder / "wrong").glob("*.py"))
+
+
+WRONG = [path for folder in PROBLEMS for path in wrong_files(folder)]
+MIN_WRONG_PER_PROBLEM = 2
+MAX_CHANGED_LINES = 20  # a wrong solution is the solution with one mistake, not a rewrite
+
+
+def wrong_ident(path):
+    return path.relative_to(PRACTICE).with_suffix("").as_posix()
+
+
+def run_practice_tests(impl, report):
+    """Run every problem's tests in one pytest subprocess; the junit XML lands in ``report``."""
+    subprocess.run([sys.executable, "-m", "pytest", str(PRACTICE), f"--impl={impl}", "-q", "-n", "2",
+                    "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "junit_family=xunit1"],
+                   cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    for case in ET.parse(report).getroot().iter("testcase"):
+        file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        kinds = {child.tag for child in case} & {"failure", "error", "skipped"}
+        yield (ROOT / file).parent, props.get("impl"), case.get("name"), kinds
 
 
 def test_the_study_plan_has_35_problems_in_nine_sections():
@@ -49,14 +79,9 @@ def test_problem_is_complete(folder):
 def starter_outcomes(tmp_path_factory):
     """Run every problem's tests against its starter once; outcomes grouped by problem folder."""
     report = tmp_path_factory.mktemp("starters") / "junit.xml"
-    subprocess.run([sys.executable, "-m", "pytest", str(PRACTICE), "--impl=starter", "-q", "-n", "2",
-                    "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "junit_family=xunit1"],
-                   cwd=ROOT, capture_output=True, text=True, timeout=1800)
     outcomes = defaultdict(list)
-    for case in ET.parse(report).getroot().iter("testcase"):
-        file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
-        failed = any(child.tag in ("failure", "error") for child in case)
-        outcomes[str((ROOT / file).parent.relative_to(PRACTICE))].append((case.get("name"), failed))
+    for folder, _, name, kinds in run_practice_tests("starter", report):
+        outcomes[ident(folder)].append((name, bool(kinds & {"failure", "error"})))
     return outcomes
 
 
@@ -67,3 +92,57 @@ def test_untouched_starter_fails_every_test(folder, starter_outcomes):
     assert len(outcomes) >= 3, f"{ident(folder)}: expected at least 3 tests, found {outcomes}"
     passing = [name for name, failed in outcomes if not failed]
     assert not passing, f"{ident(folder)}: these tests pass without any implementation: {passing}"
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_problem_keeps_wrong_solutions(folder):
+    names = [p.stem for p in wrong_files(folder)]
+    assert len(names) >= MIN_WRONG_PER_PROBLEM, (
+        f"{ident(folder)}: keep at least {MIN_WRONG_PER_PROBLEM} plausible wrong answers in "
+        f"{ident(folder)}/wrong/ (found {names})")
+
+
+@pytest.fixture(scope="module")
+def wrong_outcomes(tmp_path_factory):
+    """Run every problem's tests against each of its wrong solutions, in one subprocess: each
+    test only against the wrong solutions whose docstring names it (see practice/conftest.py).
+
+    Maps ``wrong/<mistake>.py`` to {test function: set of outcomes}, an outcome being "failure"
+    (the test ran and failed), "error" (set-up failed), "skipped" or "passed"."""
+    report = tmp_path_factory.mktemp("wrong") / "junit.xml"
+    outcomes = defaultdict(lambda: defaultdict(set))
+    for folder, impl, name, kinds in run_practice_tests("wrong", report):
+        outcomes[folder / f"{impl}.py"][name.split("[", 1)[0]] |= kinds or {"passed"}
+    return outcomes
+
+
+def code_lines(path):
+    """The file's lines after its module docstring."""
+    source = path.read_text(encoding="utf-8")
+    body = ast.parse(source).body
+    start = body[1].lineno - 1 if body and isinstance(body[0], ast.Expr) and len(body) > 1 else 0
+    return source.splitlines()[start:]
+
+
+@pytest.mark.xdist_group("wrong")
+@pytest.mark.parametrize("path", WRONG, ids=wrong_ident)
+def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
+    mistake, named = caught_by(path)
+    assert mistake, f"{wrong_ident(path)}: the docstring's first line must state the mistake"
+    assert named, f"{wrong_ident(path)}: the docstring needs a line 'Caught by: test_a, test_b'"
+    long = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if len(line) > 79]
+    assert not long, f"{wrong_ident(path)}: lines longer than 79 columns: {long}"
+    solution = code_lines(path.parent.parent / "solution.py")
+    changed = [line for line in difflib.unified_diff(solution, code_lines(path), lineterm="", n=0)
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert 0 < len(changed) <= MAX_CHANGED_LINES, (
+        f"{wrong_ident(path)}: {len(changed)} changed lines against solution.py; a wrong solution "
+        f"is the solution with one mistake")
+    outcomes = wrong_outcomes[path]
+    unknown = [name for name in named if name not in outcomes]
+    assert not unknown, f"{wrong_ident(path)}: 'Caught by' names tests that do not exist: {unknown}"
+    not_failing = {name: sorted(outcomes[name]) for name in named if "failure" not in outcomes[name]}
+    assert not not_failing, (
+        f"{wrong_ident(path)}: 'Caught by' names tests that do not fail for it: {not_failing} "
+        f"(set-up errors do not count)")

@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def set_border(x: jax.Array, value) -> jax.Array:
-    """x: (h, w) -> (h, w), same dtype, with the first/last row and column set
-    to ``value``."""
+    """x: (h, w) -> (h, w), same dtype, border set to ``value``."""
     return (
         x.at[0, :]
         .set(value)
@@ -20,15 +19,13 @@ def set_border(x: jax.Array, value) -> jax.Array:
 
 
 def swap_rows(x: jax.Array, i, j) -> jax.Array:
-    """x: (n, ...) -> (n, ...) with rows i and j exchanged; i, j may be traced
-    integers."""
+    """x: (n, ...) -> (n, ...), rows i and j swapped; i, j may be traced."""
     row_i, row_j = x[i], x[j]
     return x.at[i].set(row_j).at[j].set(row_i)
 
 
 def scatter_add(n: int, indices: jax.Array, weights: jax.Array) -> jax.Array:
-    """indices: (m,) int, weights: (m,) float32 -> (n,) float32 bin sums;
-    indices outside [0, n) ignored."""
+    """indices, weights: (m,) -> (n,) bin sums; out-of-range ones ignored."""
     # Negative indices would wrap around (as in NumPy); send them to n, which
     # mode="drop" discards.
     safe = jnp.where(indices >= 0, indices, n)

@@ -35,8 +35,9 @@ def swap_rows(x: jax.Array, i, j) -> jax.Array:
 
 
 def scatter_add(n: int, indices: jax.Array, weights: jax.Array) -> jax.Array:
-    """Sum ``weights`` into ``n`` bins: ``out[k] = sum(weights[m] for m if
-    indices[m] == k)``.
+    """Sum ``weights`` into ``n`` bins given by ``indices``:
+
+        out[k] = sum(weights[m] for every m with indices[m] == k)
 
     n: Python int >= 1 (number of bins); indices: (m,) int32; weights: (m,)
     float32. Returns (n,) float32. Repeated indices accumulate (unlike NumPy's

@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def masked_mean(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array:
-    """x: (..., n, ...) float, mask: same shape, bool -> x.shape without
-    ``axis``; 0.0 where mask is all False."""
+    """x, mask: same shape -> x.shape without axis; 0.0 where all False."""
     total = jnp.sum(jnp.where(mask, x, 0), axis=axis)
     count = jnp.sum(mask, axis=axis)
     # max(count, 1) keeps empty slices at 0 / 1 = 0 and their gradient finite.

@@ -14,9 +14,10 @@ def masked_mean(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array:
 
     x: float array of any shape (float32 in the tests); mask: bool array of the
     same shape; axis: a Python int (negative values count from the end).
-    Returns x's shape with ``axis`` removed, same dtype as ``x``:
-    ``out[...] = sum(x[..., k] for k where mask[..., k])
-    / count(mask[..., k])``.
+    Returns x's shape with ``axis`` removed, same dtype as ``x``. For the last
+    axis:
+
+        out[...] = sum(x[..., k] where mask[..., k]) / count(mask[..., k])
 
     Defined behaviour for a slice without any True entry: the result is exactly
     0.0 (not NaN), and the gradient of the result with respect to ``x`` is

@@ -36,7 +36,10 @@ def test_all_false_row_is_exactly_zero(impl):
 def test_masked_out_inf_and_nan_do_not_leak(impl):
     x = jnp.array([[1.0, jnp.inf, 3.0], [jnp.nan, 2.0, -jnp.inf]])
     mask = jnp.array([[True, False, True], [False, True, False]])
-    np.testing.assert_allclose(impl.masked_mean(x, mask), [2.0, 2.0])
+    for f in (impl.masked_mean, jax.jit(impl.masked_mean)):  # eagerly and compiled
+        np.testing.assert_allclose(f(x, mask), [2.0, 2.0])
+    grad = jax.jit(jax.grad(lambda x: jnp.sum(impl.masked_mean(x, mask))))(x)
+    np.testing.assert_allclose(grad, [[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]])
 
 
 def test_random_masks_under_jit_match_numpy(impl):

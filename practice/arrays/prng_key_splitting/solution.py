@@ -9,8 +9,7 @@ import jax.numpy as jnp
 def init_layer(
     key: jax.Array, d_in: int, d_out: int
 ) -> tuple[jax.Array, jax.Array]:
-    """One dense layer: w: (d_in, d_out) scaled by 1/sqrt(d_in), b: (d_out,)
-    small."""
+    """One dense layer: w: (d_in, d_out) / sqrt(d_in), b: (d_out,) small."""
     w_key, b_key = jax.random.split(key)
     w = jax.random.normal(w_key, (d_in, d_out)) / jnp.sqrt(d_in)
     b = 0.01 * jax.random.normal(b_key, (d_out,))
@@ -20,8 +19,7 @@ def init_layer(
 def init_mlp(
     key: jax.Array, sizes: Sequence[int]
 ) -> list[tuple[jax.Array, jax.Array]]:
-    """sizes (d0, ..., dL) -> [(w: (d_i, d_{i+1}), b: (d_{i+1},)) for each of
-    the L layers]."""
+    """sizes (d0, ..., dL) -> L pairs (w: (d_i, d_{i+1}), b: (d_{i+1},))."""
     layer_keys = jax.random.split(key, len(sizes) - 1)
     return [
         init_layer(k, d_in, d_out)
@@ -30,8 +28,7 @@ def init_mlp(
 
 
 def dropout(key: jax.Array, x: jax.Array, rate) -> jax.Array:
-    """x: any shape -> same shape; each entry kept with probability 1 - rate
-    and rescaled."""
+    """x -> same shape: each entry kept with probability 1 - rate, rescaled."""
     keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
     return jnp.where(keep, x / (1.0 - rate), 0.0).astype(x.dtype)
 

@@ -20,11 +20,10 @@ import jax.numpy as jnp
 def init_mlp(
     key: jax.Array, sizes: Sequence[int]
 ) -> list[tuple[jax.Array, jax.Array]]:
-    """Random parameters of an MLP with layer widths ``sizes = (d0, d1, ...,
-    dL)``, L >= 1.
+    """Random parameters of an MLP with layer widths ``(d0, d1, ..., dL)``.
 
-    Returns a list of L pairs ``(w, b)``: w: (d_i, d_{i+1}) float32, b:
-    (d_{i+1},) float32.
+    sizes = (d0, ..., dL) with L >= 1. Returns a list of L float32 pairs
+    ``(w, b)``, w: (d_i, d_{i+1}), b: (d_{i+1},).
     Recipe (follow it exactly):
 
         layer_keys = jax.random.split(key, L)
@@ -40,12 +39,14 @@ def init_mlp(
 
 
 def dropout(key: jax.Array, x: jax.Array, rate) -> jax.Array:
-    """Inverted dropout. x: any shape, float32; rate: scalar in [0, 1) (may be
-    traced).
+    """Inverted dropout: zero random entries of x, rescale the kept ones.
 
-    keep = jax.random.bernoulli(key, 1 - rate, x.shape); returns x / (1 - rate)
-    where keep, 0 elsewhere; same shape and dtype as x. rate = 0 returns x
-    unchanged.
+    x: any shape, float32; rate: scalar in [0, 1), may be traced.
+
+        keep = jax.random.bernoulli(key, 1 - rate, x.shape)
+        out = x / (1 - rate) where keep, 0 elsewhere
+
+    Same shape and dtype as x; rate = 0 returns x unchanged.
     """
     raise NotImplementedError(
         "dropout: draw a Bernoulli keep-mask with the key, rescale kept "
@@ -54,8 +55,7 @@ def dropout(key: jax.Array, x: jax.Array, rate) -> jax.Array:
 
 
 def random_walk(key: jax.Array, n_steps: int, start: float = 0.0) -> jax.Array:
-    """Positions of a Gaussian random walk. n_steps: Python int >= 1 ->
-    (n_steps,) float32.
+    """Positions of a Gaussian random walk: n_steps >= 1 -> (n_steps,) float32.
 
     Recipe: position = start; then n_steps times:
         key, subkey = jax.random.split(key)

@@ -9,8 +9,7 @@ def logsumexp(
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
 ) -> jax.Array:
-    """x: float array -> log(sum(exp(x))) over ``axis``; shape as jnp.sum(x,
-    axis, keepdims=keepdims)."""
+    """x -> log(sum(exp(x))) over axis, shaped like jnp.sum(x, axis, ...)."""
     m = jnp.max(x, axis=axis, keepdims=True)
     # An all -inf slice has m = -inf and x - m = nan; shift it by 0 instead
     # (its sum is then 0).

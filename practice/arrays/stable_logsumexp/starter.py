@@ -34,8 +34,7 @@ def logsumexp(
 
 
 def log_softmax(x: jax.Array, axis: int = -1) -> jax.Array:
-    """``x - logsumexp(x, axis, keepdims=True)``: log-probabilities along
-    ``axis``.
+    """Log-probabilities: ``x - logsumexp(x, axis, keepdims=True)``.
 
     x: float32 array of any shape; axis: an int. Returns the same shape;
     ``exp`` of the result sums to 1 along ``axis``. Must match

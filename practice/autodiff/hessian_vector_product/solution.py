@@ -7,16 +7,14 @@ import jax.numpy as jnp
 
 
 def hvp(f: Callable, params, v):
-    """params, v: pytrees alike -> H(params) v, a pytree alike
-    (forward-over-reverse)."""
+    """params, v: pytrees alike -> H(params) v (forward-over-reverse)."""
     return jax.jvp(jax.grad(f), (params,), (v,))[1]
 
 
 def sharpness(
     f: Callable, x: jax.Array, key: jax.Array, n_iters: int = 100
 ) -> jax.Array:
-    """x: (n,) -> scalar: largest-magnitude Hessian eigenvalue by power
-    iteration."""
+    """x: (n,) -> scalar: top-magnitude Hessian eigenvalue, power iteration."""
     u = jax.random.normal(key, x.shape)
     u = u / jnp.linalg.norm(u)
 

@@ -18,8 +18,8 @@ def hvp(f: Callable, params, v):
 
     f: a function from a pytree of float32 arrays to a float32 scalar (twice
     differentiable). params, v: pytrees of the same structure, shapes and
-    dtypes (for example two (n,) arrays). Returns a pytree like ``params``: ``H
-    v`` where ``H`` is the Hessian of ``f`` at ``params`` with the leaves
+    dtypes (for example two (n,) arrays). Returns a pytree like ``params``:
+    ``H v``, where ``H`` is the Hessian of ``f`` at ``params`` with the leaves
     flattened and concatenated. Must not build the Hessian (no (n, n) array in
     the computation) and must work under ``jax.jit``.
     """
@@ -31,13 +31,15 @@ def hvp(f: Callable, params, v):
 def sharpness(
     f: Callable, x: jax.Array, key: jax.Array, n_iters: int = 100
 ) -> jax.Array:
-    """Eigenvalue of largest magnitude (with its sign) of the Hessian of ``f``
-    at ``x``.
+    """The Hessian eigenvalue of largest magnitude of ``f`` at ``x``, signed.
 
     x: (n,) float32; key: a ``jax.random.key`` for the start vector; n_iters:
-    Python int. Power iteration with ``hvp``: start from a random unit vector
-    ``u``, repeat ``u <- H u / ||H u||`` ``n_iters`` times, return the Rayleigh
-    quotient ``u . (H u)`` (a float32 scalar). Must not build the Hessian.
+    Python int. Power iteration with ``hvp``, from a random unit vector u:
+
+        n_iters times:  u <- H u / ||H u||
+        return the Rayleigh quotient u . (H u), a float32 scalar
+
+    Must not build the Hessian.
     """
     raise NotImplementedError(
         "sharpness: power iteration on u -> hvp(f, x, u)"

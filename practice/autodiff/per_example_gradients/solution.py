@@ -7,14 +7,12 @@ import jax.numpy as jnp
 
 
 def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
-    """xs: (B, ...), ys: (B, ...) -> pytree like params, every leaf with a
-    leading B axis."""
+    """xs: (B, ...), ys: (B, ...) -> params-like tree, leaves (B, ...)."""
     return jax.vmap(jax.grad(loss_fn), in_axes=(None, 0, 0))(params, xs, ys)
 
 
 def global_norms(grads) -> jax.Array:
-    """Pytree of (B, ...) leaves -> (B,) L2 norm of each example's gradient
-    over all leaves."""
+    """Tree of (B, ...) leaves -> (B,) global L2 norm of each example."""
     squares = [
         jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1)
         for g in jax.tree.leaves(grads)
@@ -25,8 +23,7 @@ def global_norms(grads) -> jax.Array:
 def clipped_mean_grad(
     loss_fn: Callable, params, xs: jax.Array, ys: jax.Array, max_norm: float
 ):
-    """-> pytree like params: the mean of per-example gradients clipped to norm
-    <= max_norm."""
+    """-> tree like params: mean of per-example grads clipped to max_norm."""
     grads = per_example_grads(loss_fn, params, xs, ys)
     norms = global_norms(grads)
     # min(1, max_norm / n) written so that n = 0 gives 1, not inf or nan.

@@ -34,13 +34,15 @@ def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
 def clipped_mean_grad(
     loss_fn: Callable, params, xs: jax.Array, ys: jax.Array, max_norm: float
 ):
-    """DP-SGD gradient (without the noise): clip each example's gradient, then
-    average.
+    """DP-SGD gradient, without noise: clip each example's gradient, average.
 
     For each example b, let ``n_b`` be the global L2 norm of its gradient (the
     square root of the sum of squares over ALL leaves). Scale that gradient by
-    ``min(1, max_norm / n_b)`` (an example with ``n_b == 0`` keeps its zero
-    gradient; no nan), then take the mean over the B examples. ``max_norm`` > 0
+
+        min(1, max_norm / n_b)
+
+    (an example with ``n_b == 0`` keeps its zero gradient; no nan), then take
+    the mean over the B examples. ``max_norm`` > 0
     may be a traced scalar under ``jax.jit``. Returns a pytree like ``params``.
     """
     raise NotImplementedError(

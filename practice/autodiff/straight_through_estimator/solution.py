@@ -23,8 +23,7 @@ round_ste.defvjp(_round_fwd, _round_bwd)
 
 @jax.custom_vjp
 def sign_ste(x: jax.Array) -> jax.Array:
-    """x: any shape -> +1 where x >= 0, -1 elsewhere; gradient g * (|x| <=
-    1)."""
+    """x -> +1 where x >= 0, -1 elsewhere; gradient g * (|x| <= 1)."""
     return jnp.where(x >= 0, 1.0, -1.0).astype(x.dtype)
 
 
@@ -40,7 +39,6 @@ sign_ste.defvjp(_sign_fwd, _sign_bwd)
 
 
 def fake_quantize(x: jax.Array, n_bits: int) -> jax.Array:
-    """x: any shape, values nominally in [-1, 1] -> same shape on the grid k /
-    s, |k| <= s."""
+    """x: values nominally in [-1, 1] -> same shape, on the grid k / s."""
     s = 2 ** (n_bits - 1) - 1
     return round_ste(jnp.clip(x * s, -s, s)) / s

@@ -12,8 +12,10 @@ import jax.numpy as jnp
 
 
 def round_ste(x: jax.Array) -> jax.Array:
-    """Forward: ``jnp.round(x)`` (round half to even). Backward: the identity,
-    i.e. the incoming cotangent passes through unchanged.
+    """``jnp.round(x)`` forward; the identity backward (straight through).
+
+    Forward: ``jnp.round(x)`` (round half to even). Backward: the incoming
+    cotangent passes through unchanged.
 
     x: float32 array of any shape -> same shape and dtype. Must be a
     ``jax.custom_vjp`` function.
@@ -24,9 +26,14 @@ def round_ste(x: jax.Array) -> jax.Array:
 
 
 def sign_ste(x: jax.Array) -> jax.Array:
-    """Forward: ``1.0`` where ``x >= 0`` and ``-1.0`` elsewhere (note: 0 maps
-    to 1, unlike ``jnp.sign``). Backward: the "hard tanh" estimator, ``g * (|x|
-    <= 1)``: the cotangent passes where ``|x| <= 1`` and is zeroed elsewhere.
+    """Sign forward (0 maps to +1); the clipped identity backward.
+
+    Forward: ``1.0`` where ``x >= 0`` and ``-1.0`` elsewhere (note: 0 maps to
+    1, unlike ``jnp.sign``). Backward: the "hard tanh" estimator
+
+        g * (|x| <= 1)
+
+    the cotangent passes where ``|x| <= 1`` and is zeroed elsewhere.
 
     x: float32 array of any shape -> same shape and dtype. Must be a
     ``jax.custom_vjp`` function.
@@ -37,12 +44,15 @@ def sign_ste(x: jax.Array) -> jax.Array:
 
 
 def fake_quantize(x: jax.Array, n_bits: int) -> jax.Array:
-    """Symmetric uniform quantization of values in [-1, 1] with
-    straight-through rounding.
+    """Symmetric uniform quantization of [-1, 1], straight-through rounding.
 
-    x: float32 array of any shape; n_bits: Python int >= 2. With ``s = 2 **
-    (n_bits - 1) - 1``: ``out = round_ste(clip(x * s, -s, s)) / s``, same shape
-    and dtype as x. Its gradient is therefore 1 where ``|x| < 1`` and 0 where
-    ``|x| > 1`` (clipped).
+    x: float32 array of any shape; n_bits: Python int >= 2. Same shape and
+    dtype as x:
+
+        s = 2 ** (n_bits - 1) - 1
+        out = round_ste(clip(x * s, -s, s)) / s
+
+    Its gradient is therefore 1 where ``|x| < 1`` and 0 where ``|x| > 1``
+    (clipped).
     """
     raise NotImplementedError("fake_quantize: scale, clip, round_ste, unscale")

@@ -19,8 +19,7 @@ def logistic_loss(params: dict, x: jax.Array, y: jax.Array) -> jax.Array:
 def loss_with_accuracy(
     params: dict, x: jax.Array, y: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
-    """-> (loss, accuracy): the loss to differentiate and a metric carried
-    along as aux."""
+    """-> (loss, accuracy): the loss, and a metric carried along as aux."""
     z = logits(params, x)
     loss = jnp.mean(jax.nn.softplus(z) - y * z)
     accuracy = jnp.mean((z > 0) == (y == 1)).astype(jnp.float32)
@@ -37,8 +36,7 @@ def loss_and_grad(
 def train(
     params: dict, x: jax.Array, y: jax.Array, lr: float, steps: int
 ) -> tuple[dict, jax.Array]:
-    """-> (params after `steps` gradient-descent updates, (steps,) losses
-    before each update)."""
+    """-> (params after `steps` updates, (steps,) losses before each)."""
     step_fn = jax.jit(loss_and_grad)
     losses = []
     for _ in range(steps):

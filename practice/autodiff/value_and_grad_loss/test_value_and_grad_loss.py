@@ -4,6 +4,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from scipy.special import expit
 
 
 def data(seed, n=32, d=3):
@@ -20,7 +21,7 @@ def np_loss_and_grad(params, x, y):
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
     z = x @ w + b
     loss = np.mean(np.logaddexp(0.0, z) - y * z)
-    r = 1.0 / (1.0 + np.exp(-z)) - y
+    r = expit(z) - y
     return loss, x.T @ r / len(y), r.mean()
 
 
@@ -47,6 +48,23 @@ def test_loss_is_stable_for_large_logits(impl):
     np.testing.assert_allclose(out, 1000.0 / 3, rtol=1e-5)
 
 
+def test_grads_are_exact_for_large_logits(impl):
+    # z = +-1000 and +-1e4: the float64 closed form gives sigmoid(z) - y = +-1 or 0, never nan.
+    params = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
+    x = jnp.array([[1000.0], [-1000.0], [10000.0], [-10000.0], [1.0]])
+    y = jnp.array([0.0, 1.0, 1.0, 1.0, 0.0])
+    ref_loss, ref_gw, ref_gb = np_loss_and_grad(params, x, y)
+    grad_fns = {"loss_and_grad": lambda p: impl.loss_and_grad(p, x, y)[1],
+                "grad(logistic_loss)": lambda p: jax.grad(impl.logistic_loss)(p, x, y)}
+    for name, grad_fn in grad_fns.items():
+        for grads in (grad_fn(params), jax.jit(grad_fn)(params)):
+            assert np.all(np.isfinite(grads["w"])) and np.isfinite(grads["b"]), name
+            np.testing.assert_allclose(grads["w"], ref_gw, rtol=1e-5, err_msg=name)
+            np.testing.assert_allclose(grads["b"], ref_gb, rtol=1e-5, err_msg=name)
+    (loss, _), _ = impl.loss_and_grad(params, x, y)
+    np.testing.assert_allclose(loss, ref_loss, rtol=1e-5)
+
+
 def test_grads_match_numpy_formula(impl):
     params, x, y = data(2)
     (loss, _), grads = impl.loss_and_grad(params, x, y)
@@ -71,6 +89,10 @@ def test_accuracy_aux_hand_computed(impl):
     (_, accuracy), _ = impl.loss_and_grad(params, x, y)
     assert accuracy.dtype == jnp.float32
     np.testing.assert_allclose(accuracy, 0.5)
+    # The threshold is z = 0 (probability 1/2), not z = 0.5: z = 0.3 and 0.1 predict 1.
+    x = jnp.array([[0.3], [0.1], [-0.2]])
+    (_, accuracy), _ = impl.loss_and_grad(params, x, jnp.array([1.0, 1.0, 0.0]))
+    np.testing.assert_allclose(accuracy, 1.0)
 
 
 def test_loss_and_grad_under_jit(impl):

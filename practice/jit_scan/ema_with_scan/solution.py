@@ -5,8 +5,7 @@ import jax.numpy as jnp
 
 
 def ema(xs: jax.Array, decay, debias: bool = False) -> jax.Array:
-    """xs: (T, ...) -> (T, ...) running exponential moving average along axis
-    0."""
+    """xs: (T, ...) -> (T, ...) running EMA along axis 0."""
 
     def step(m, x):
         m = decay * m + (1 - decay) * x
@@ -21,8 +20,7 @@ def ema(xs: jax.Array, decay, debias: bool = False) -> jax.Array:
 
 
 def ema_with_resets(xs: jax.Array, resets: jax.Array, decay) -> jax.Array:
-    """xs: (T, ...), resets: (T,) bool -> (T, ...) EMA restarted at every
-    reset."""
+    """xs: (T, ...), resets: (T,) bool -> (T, ...) EMA restarted at resets."""
 
     def step(m, inputs):
         x, reset = inputs

@@ -12,8 +12,7 @@ def normalize(x: jax.Array) -> jax.Array:
 def power_iteration(
     w: jax.Array, key: jax.Array, n_iters: int = 100
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """w: (m, n) -> (sigma: scalar, u: (m,), v: (n,)) top singular triple
-    estimate."""
+    """w: (m, n) -> (sigma, u: (m,), v: (n,)), top singular triple estimate."""
     v = normalize(jax.random.normal(key, (w.shape[1],), w.dtype))
 
     def step(_, v):

@@ -8,8 +8,7 @@ import jax.numpy as jnp
 
 @partial(jax.jit, static_argnames="degree")
 def poly_features(x: jax.Array, degree: int) -> jax.Array:
-    """x: (n,) -> (n, degree + 1) with out[i, k] = x[i] ** k; degree is
-    static."""
+    """x: (n,) -> (n, degree + 1), out[i, k] = x[i] ** k; degree static."""
     # a concrete shape: degree is a Python int here
     powers = jnp.arange(degree + 1)
     return x[:, None] ** powers
@@ -17,8 +16,7 @@ def poly_features(x: jax.Array, degree: int) -> jax.Array:
 
 @partial(jax.jit, static_argnames="kind")
 def normalize_rows(x: jax.Array, kind: str) -> jax.Array:
-    """x: (n, d) -> (n, d), each row divided by its l1, l2 or max norm; zero
-    rows unchanged."""
+    """x: (n, d) -> (n, d), each row over its norm; zero rows unchanged."""
     if kind == "l1":  # a Python if on a static string: allowed
         norms = jnp.sum(jnp.abs(x), axis=1, keepdims=True)
     elif kind == "l2":

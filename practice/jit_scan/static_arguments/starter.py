@@ -16,14 +16,14 @@ import jax.numpy as jnp
 
 
 def poly_features(x: jax.Array, degree: int) -> jax.Array:
-    """Polynomial features ``[1, x, x**2, ..., x**degree]`` (like
-    ``np.vander(x, increasing=True)``).
+    """Polynomial features ``[1, x, x**2, ..., x**degree]`` of every entry.
 
     x: (n,) float32; degree: Python int >= 0, STATIC. Returns (n, degree + 1)
     float32 with ``out[i, k] = x[i] ** k`` (so column 0 is all ones, also where
-    x is 0). Calls with new values of x (same shape, same degree) must not
-    retrace; every new degree traces once. It must accept ``degree``
-    positionally and as a keyword.
+    x is 0), like ``np.vander(x, degree + 1, increasing=True)``. Calls with
+    new values of x (same shape, same degree) must not retrace; every new
+    degree traces once. It must accept ``degree`` positionally and as a
+    keyword.
     """
     raise NotImplementedError(
         "poly_features: jit it with degree static; build the powers with jnp"
@@ -31,8 +31,7 @@ def poly_features(x: jax.Array, degree: int) -> jax.Array:
 
 
 def normalize_rows(x: jax.Array, kind: str) -> jax.Array:
-    """Divide every row of ``x`` by its norm; ``kind`` selects the norm and is
-    STATIC.
+    """Divide every row of ``x`` by its norm; ``kind`` (STATIC) picks the norm.
 
     x: (n, d) float32; kind: "l1" (sum of absolute values), "l2" (Euclidean) or
     "max" (largest absolute value). Returns (n, d) float32. A row whose norm is

@@ -13,8 +13,7 @@ def warmup_cosine_schedule(
     decay_steps: int,
     end_value: float = 0.0,
 ) -> Callable[[jax.Array], jax.Array]:
-    """Hyperparameters (Python numbers) -> schedule(step: int array) -> float32
-    array, same shape."""
+    """Hyperparameters -> schedule(step: int array) -> float32, same shape."""
     if not 0 <= warmup_steps < decay_steps:
         raise ValueError(
             f"need 0 <= warmup_steps < decay_steps, got {warmup_steps=}, "

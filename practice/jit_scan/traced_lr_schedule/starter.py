@@ -25,17 +25,17 @@ def warmup_cosine_schedule(
     The hyperparameters are Python numbers, checked here: raise ``ValueError``
     unless ``0 <= warmup_steps < decay_steps``. ``peak_value`` is nonzero.
 
-    schedule(step): step is an integer scalar or integer array of any shape (a
-    Python int or an
-    int32 array, possibly traced); returns float32 of the same shape,
-    elementwise:
+    schedule(step): step is an integer scalar or array of any shape (a Python
+    int or an int32 array, possibly traced); returns float32 of the same
+    shape. Elementwise, with T = decay_steps - warmup_steps:
 
-    - ``step < warmup_steps``: linear warmup,
-      ``init_value + (peak_value - init_value) * step / warmup_steps``;
-    - ``warmup_steps <= step <= decay_steps``: cosine decay over ``T =
-      decay_steps - warmup_steps`` steps, ``end_value + (peak_value -
-      end_value) * 0.5 * (1 + cos(pi * (step - warmup_steps) / T))``;
-    - ``step > decay_steps``: ``end_value``.
+    step < warmup_steps (linear warmup):
+        init_value + (peak_value - init_value) * step / warmup_steps
+    warmup_steps <= step <= decay_steps (cosine decay over T steps):
+        end_value + (peak_value - end_value)
+                  * 0.5 * (1 + cos(pi * (step - warmup_steps) / T))
+    step > decay_steps:
+        end_value
 
     (So ``decay_steps`` counts the warmup too, as in optax.) The schedule must
     not use Python control flow on ``step``.

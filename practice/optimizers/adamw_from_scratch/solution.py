@@ -15,8 +15,7 @@ def adamw(
     eps: float = 1e-8,
     weight_decay: float = 1e-4,
 ) -> tuple[Callable, Callable]:
-    """(init, update) for AdamW; state = {"count": int32 scalar, "mu": tree,
-    "nu": tree}."""
+    """(init, update) for AdamW; state = {"count", "mu", "nu"}."""
 
     def init(params: PyTree) -> dict:
         """Zero moments shaped like params and a step counter."""

@@ -1,8 +1,10 @@
 """AdamW from Scratch.
 
 Adam with decoupled weight decay (Loshchilov and Hutter), as an Optax-style
-pair of pure functions ``init(params) -> state`` and ``update(grads, state,
-params) -> (updates, new_state)`` over pytrees.
+pair of pure functions over pytrees:
+
+    init(params) -> state
+    update(grads, state, params) -> (updates, new_state)
 """
 
 from typing import Any, Callable
@@ -23,16 +25,17 @@ def adamw(
     """Return ``(init, update)`` for AdamW.
 
     init(params) -> state
-        state = {"count": int32 scalar 0, "mu": zeros like params, "nu": zeros
-        like params}
+        state = {"count": int32 scalar 0,
+                 "mu": zeros like params,
+                 "nu": zeros like params}
     update(grads, state, params) -> (updates, new_state)
         count_new = count + 1, then for every leaf (g gradient, p parameter):
             mu_new  = b1 * mu + (1 - b1) * g
             nu_new  = b2 * nu + (1 - b2) * g ** 2
             mu_hat  = mu_new / (1 - b1 ** count_new)
             nu_hat  = nu_new / (1 - b2 ** count_new)
-            updates = -learning_rate * (mu_hat / (sqrt(nu_hat) + eps) +
-            weight_decay * p)
+            step    = mu_hat / (sqrt(nu_hat) + eps)
+            updates = -learning_rate * (step + weight_decay * p)
         The decay term uses the parameters, not the gradients ("decoupled").
         updates, mu and nu have the structure of params. Pure, and works under
         ``jax.jit`` (count is an array).

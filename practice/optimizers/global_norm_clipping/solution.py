@@ -18,8 +18,7 @@ def global_norm(tree: PyTree) -> jax.Array:
 
 
 def clip_by_global_norm(max_norm: float) -> tuple[Callable, Callable]:
-    """(init, update) that rescale grads to global norm <= max_norm; the state
-    is ()."""
+    """(init, update) rescaling grads to global norm <= max_norm; state ()."""
 
     def init(params: PyTree) -> tuple:
         """No state to keep."""

@@ -9,8 +9,7 @@ PyTree = Any
 
 
 def split_micro_batches(batch: PyTree, k: int) -> PyTree:
-    """Every leaf (B, ...) -> (k, B // k, ...); raises ValueError if k does not
-    divide B."""
+    """Leaves (B, ...) -> (k, B // k, ...); ValueError if B % k != 0."""
     sizes = {leaf.shape[0] for leaf in jax.tree.leaves(batch)}
     if len(sizes) != 1:
         raise ValueError(
@@ -30,8 +29,7 @@ def accumulate_gradients(
     batch: PyTree,
     num_micro_batches: int,
 ) -> tuple[jax.Array, PyTree]:
-    """(mean loss, mean grads) over num_micro_batches slices of batch, one
-    slice per scan step."""
+    """(mean loss, mean grads) over k micro-batches, one per scan step."""
     micro_batches = split_micro_batches(batch, num_micro_batches)
     value_and_grad = jax.value_and_grad(loss_fn)
 

@@ -19,19 +19,20 @@ def accumulate_gradients(
     batch: PyTree,
     num_micro_batches: int,
 ) -> tuple[jax.Array, PyTree]:
-    """Mean loss and mean gradient over micro-batches, accumulated in a
-    ``jax.lax.scan``.
+    """Mean loss and gradient over micro-batches, accumulated in a lax.scan.
 
     loss_fn(params, batch) -> float32 scalar, the MEAN loss over the examples
     of batch. batch: a pytree of arrays that all share the leading batch size
     B. num_micro_batches: a Python int k that divides B; raise ValueError
     otherwise.
 
-    Micro-batch i holds examples i * (B // k) ... (i + 1) * (B // k) - 1 of
-    every leaf, and loss_fn is called on micro-batches only (leading size B //
-    k). Returns
-        (mean over micro-batches of the loss, mean over micro-batches of the
-        gradient),
+    With m = B // k, micro-batch i holds examples i * m ... (i + 1) * m - 1
+    of every leaf, and loss_fn is called on micro-batches only (leading size
+    m). Returns (loss, grads):
+
+        loss  = mean over the k micro-batches of loss_fn(params, micro)
+        grads = mean over the k micro-batches of its gradient
+
     which equals ``jax.value_and_grad(loss_fn)(params, batch)`` for a mean
     loss. The gradient has the structure of params.
     """

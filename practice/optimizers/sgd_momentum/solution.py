@@ -11,8 +11,7 @@ PyTree = Any
 def sgd_momentum(
     learning_rate: float, momentum: float = 0.9, nesterov: bool = False
 ) -> tuple[Callable, Callable]:
-    """(init, update) for SGD with momentum; the state is a velocity pytree
-    shaped like params."""
+    """(init, update) for SGD with momentum; state: velocity like params."""
 
     def init(params: PyTree) -> PyTree:
         """Zero velocity with the structure, shapes and dtypes of params."""

@@ -17,8 +17,7 @@ PyTree = Any
 def sgd_momentum(
     learning_rate: float, momentum: float = 0.9, nesterov: bool = False
 ) -> tuple[Callable, Callable]:
-    """Return ``(init, update)`` for SGD with (heavy-ball or Nesterov)
-    momentum.
+    """(init, update) for SGD with heavy-ball or Nesterov momentum.
 
     init(params) -> state
         state: a pytree with the structure of params, every leaf zeros_like the
@@ -26,11 +25,12 @@ def sgd_momentum(
     update(grads, state, params=None) -> (updates, new_state)
         For every leaf, with g the gradient and v the velocity:
             v_new = g + momentum * v
+        and with nesterov=False (heavy ball):
             updates = -learning_rate * v_new
-            (nesterov=False) updates = -learning_rate * (g + momentum * v_new)
-            (nesterov=True)
-        new_state holds v_new. grads, updates and states have the structure of
-        params.
+        or with nesterov=True (look ahead along the new velocity):
+            updates = -learning_rate * (g + momentum * v_new)
+        new_state holds v_new in both cases. grads, updates and states have
+        the structure of params.
 
     Both functions are pure (no Python-side state) and work under ``jax.jit``.
     """

@@ -54,6 +54,19 @@ def test_hand_computed_three_steps(impl):
         np.testing.assert_allclose(state["w"], factor * np.array([1.0, -2.0]), rtol=1e-6)
 
 
+def test_nesterov_hand_computed_three_steps(impl):
+    # The velocity is the same as without Nesterov (1, 1.9, 2.71 times g); the step follows the
+    # look-ahead g + 0.9 * v_new: 1.9, 2.71, 3.439 times g.
+    init, update = impl.sgd_momentum(0.1, 0.9, nesterov=True)
+    params = {"w": jnp.array([1.0, 2.0])}
+    g = {"w": jnp.array([1.0, -2.0])}
+    state = init(params)
+    for velocity, direction in ((1.0, 1.9), (1.9, 2.71), (2.71, 3.439)):
+        updates, state = update(g, state, params)
+        np.testing.assert_allclose(updates["w"], -0.1 * direction * np.array([1.0, -2.0]), rtol=1e-6)
+        np.testing.assert_allclose(state["w"], velocity * np.array([1.0, -2.0]), rtol=1e-6)
+
+
 def test_init_is_zero_velocity_shaped_like_params(impl):
     init, _ = impl.sgd_momentum(0.1)
     params = make_params()
@@ -69,8 +82,9 @@ def test_matches_optax_sgd(impl, nesterov):
     run_both(impl, lr=0.05, momentum=0.9, nesterov=nesterov)
 
 
-def test_matches_optax_under_jit(impl):
-    run_both(impl, lr=0.1, momentum=0.5, nesterov=False, steps=4, jit=True)
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_matches_optax_under_jit(impl, nesterov):
+    run_both(impl, lr=0.1, momentum=0.5, nesterov=nesterov, steps=4, jit=True)
 
 
 def test_zero_momentum_is_plain_sgd(impl):

@@ -9,8 +9,7 @@ import jax.numpy as jnp
 def attention(
     q: jax.Array, k: jax.Array, v: jax.Array, causal: bool = False
 ) -> jax.Array:
-    """Single-example multi-head attention. q: (T, N, H), k, v: (S, N, H) ->
-    (T, N, H)."""
+    """One example. q: (T, N, H), k, v: (S, N, H) -> (T, N, H)."""
     logits = jnp.einsum("tnh,snh->nts", q, k) / jnp.sqrt(q.shape[-1]).astype(
         q.dtype
     )
@@ -26,6 +25,5 @@ def attention(
 def batched_attention(
     q: jax.Array, k: jax.Array, v: jax.Array, causal: bool = False
 ) -> jax.Array:
-    """Attention over a batch. q: (B, T, N, H), k, v: (B, S, N, H) -> (B, T, N,
-    H)."""
+    """q: (B, T, N, H), k, v: (B, S, N, H) -> (B, T, N, H)."""
     return jax.vmap(partial(attention, causal=causal))(q, k, v)

@@ -30,8 +30,7 @@ def attention(
 def batched_attention(
     q: jax.Array, k: jax.Array, v: jax.Array, causal: bool = False
 ) -> jax.Array:
-    """``attention`` over a batch, written with ``jax.vmap`` (no loop, no
-    manual batch axis).
+    """``attention`` over a batch, with ``jax.vmap`` (no loop, no batch axis).
 
     q: (B, T, N, H); k, v: (B, S, N, H) -> (B, T, N, H).
     """

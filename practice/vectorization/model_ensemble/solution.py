@@ -9,8 +9,7 @@ Params = dict[str, jax.Array]
 
 
 def init_mlp(key: jax.Array, d_in: int, d_hidden: int, d_out: int) -> Params:
-    """One two-layer MLP: w1 (d_in, d_hidden), b1 (d_hidden,), w2 (d_hidden,
-    d_out), b2 (d_out,)."""
+    """One MLP: w1 (d_in, d_hidden), b1, w2 (d_hidden, d_out), b2."""
     k1, k2 = jax.random.split(key)
     return {
         "w1": jax.random.normal(k1, (d_in, d_hidden)) / jnp.sqrt(d_in),

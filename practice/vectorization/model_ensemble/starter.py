@@ -27,8 +27,7 @@ def init_mlp(key: jax.Array, d_in: int, d_hidden: int, d_out: int) -> Params:
 
 
 def mlp(params: Params, x: jax.Array) -> jax.Array:
-    """One MLP on a batch: tanh(x @ w1 + b1) @ w2 + b2. x: (B, d_in) -> (B,
-    d_out)."""
+    """One MLP, tanh(x @ w1 + b1) @ w2 + b2. x: (B, d_in) -> (B, d_out)."""
     raise NotImplementedError("mlp: two affine layers with tanh in between")
 
 
@@ -38,8 +37,12 @@ def init_ensemble(
     """M independent MLPs as one pytree with a leading model axis.
 
     Model m is ``init_mlp(jax.random.split(key, n_models)[m], ...)``. Returns
-    the same dict as ``init_mlp`` with shapes (M, d_in, d_hidden), (M,
-    d_hidden), (M, d_hidden, d_out), (M, d_out). Use vmap, not a Python loop.
+    the same dict as ``init_mlp``, with shapes
+
+        w1: (M, d_in, d_hidden), b1: (M, d_hidden),
+        w2: (M, d_hidden, d_out), b2: (M, d_out).
+
+    Use vmap, not a Python loop.
     """
     raise NotImplementedError("init_ensemble: vmap init_mlp over split keys")
 

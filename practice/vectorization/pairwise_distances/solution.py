@@ -7,8 +7,7 @@ import jax.numpy as jnp
 
 
 def euclidean(x: jax.Array, y: jax.Array) -> jax.Array:
-    """||x - y|| for x, y: (D,) -> scalar, with a zero (not nan) gradient at x
-    == y."""
+    """||x - y|| for x, y: (D,) -> scalar; gradient 0 (not nan) at x == y."""
     d2 = jnp.sum((x - y) ** 2)
     positive = d2 > 0
     # Double where: sqrt never sees 0, so its infinite derivative never enters

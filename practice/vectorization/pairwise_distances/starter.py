@@ -11,8 +11,7 @@ import jax.numpy as jnp
 
 
 def euclidean(x: jax.Array, y: jax.Array) -> jax.Array:
-    """Euclidean distance ||x - y|| between two vectors. x, y: (D,) float32 ->
-    scalar.
+    """Euclidean distance ||x - y||. x, y: (D,) float32 -> scalar.
 
     Must be safe to differentiate at x == y: the value there is exactly 0.0 and
     the gradient with respect to x and y is 0 (not nan).
@@ -27,8 +26,7 @@ def pairwise(
     xs: jax.Array,
     ys: jax.Array,
 ) -> jax.Array:
-    """All pairs: out[i, j] = metric(xs[i], ys[j]). xs: (N, D), ys: (M, D) ->
-    (N, M).
+    """out[i, j] = metric(xs[i], ys[j]). xs: (N, D), ys: (M, D) -> (N, M).
 
     ``metric`` maps two (D,) vectors to a scalar. Use two nested ``jax.vmap``
     calls.
@@ -37,8 +35,7 @@ def pairwise(
 
 
 def pairwise_distances(xs: jax.Array, ys: jax.Array) -> jax.Array:
-    """Euclidean distance between every row of xs (N, D) and every row of ys
-    (M, D) -> (N, M)."""
+    """Distances between all rows. xs: (N, D), ys: (M, D) -> (N, M)."""
     raise NotImplementedError(
         "pairwise_distances: combine the two functions above"
     )

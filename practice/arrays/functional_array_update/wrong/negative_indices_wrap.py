@@ -1,0 +1,35 @@
+"""Relies on mode="drop" alone: negative indices wrap to the end.
+
+Caught by: test_scatter_add_ignores_out_of_range,
+    test_scatter_add_random_matches_numpy
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def set_border(x: jax.Array, value) -> jax.Array:
+    """x: (h, w) -> (h, w), same dtype, border set to ``value``."""
+    return (
+        x.at[0, :]
+        .set(value)
+        .at[-1, :]
+        .set(value)
+        .at[:, 0]
+        .set(value)
+        .at[:, -1]
+        .set(value)
+    )
+
+
+def swap_rows(x: jax.Array, i, j) -> jax.Array:
+    """x: (n, ...) -> (n, ...), rows i and j swapped; i, j may be traced."""
+    row_i, row_j = x[i], x[j]
+    return x.at[i].set(row_j).at[j].set(row_i)
+
+
+def scatter_add(n: int, indices: jax.Array, weights: jax.Array) -> jax.Array:
+    """indices, weights: (m,) -> (n,) bin sums; out-of-range ones ignored."""
+    # Negative indices would wrap around (as in NumPy); send them to n, which
+    # mode="drop" discards.
+    return jnp.zeros(n, weights.dtype).at[indices].add(weights, mode="drop")

@@ -1,0 +1,47 @@
+"""Draws every step of the walk from the same key.
+
+Caught by: test_random_walk_follows_the_recipe,
+    test_random_walk_steps_are_fresh
+"""
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+
+
+def init_layer(
+    key: jax.Array, d_in: int, d_out: int
+) -> tuple[jax.Array, jax.Array]:
+    """One dense layer: w: (d_in, d_out) / sqrt(d_in), b: (d_out,) small."""
+    w_key, b_key = jax.random.split(key)
+    w = jax.random.normal(w_key, (d_in, d_out)) / jnp.sqrt(d_in)
+    b = 0.01 * jax.random.normal(b_key, (d_out,))
+    return w, b
+
+
+def init_mlp(
+    key: jax.Array, sizes: Sequence[int]
+) -> list[tuple[jax.Array, jax.Array]]:
+    """sizes (d0, ..., dL) -> L pairs (w: (d_i, d_{i+1}), b: (d_{i+1},))."""
+    layer_keys = jax.random.split(key, len(sizes) - 1)
+    return [
+        init_layer(k, d_in, d_out)
+        for k, d_in, d_out in zip(layer_keys, sizes[:-1], sizes[1:])
+    ]
+
+
+def dropout(key: jax.Array, x: jax.Array, rate) -> jax.Array:
+    """x -> same shape: each entry kept with probability 1 - rate, rescaled."""
+    keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
+    return jnp.where(keep, x / (1.0 - rate), 0.0).astype(x.dtype)
+
+
+def random_walk(key: jax.Array, n_steps: int, start: float = 0.0) -> jax.Array:
+    """-> (n_steps,) float32: the position after each Gaussian step."""
+    position = jnp.float32(start)
+    positions = []
+    for _ in range(n_steps):
+        position = position + jax.random.normal(key, ())
+        positions.append(position)
+    return jnp.stack(positions)

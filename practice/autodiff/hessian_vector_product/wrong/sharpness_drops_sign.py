@@ -1,0 +1,29 @@
+"""Returns the norm of H u, which loses the sign of a negative eigenvalue.
+
+Caught by: test_sharpness_of_a_quadratic
+"""
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+
+def hvp(f: Callable, params, v):
+    """params, v: pytrees alike -> H(params) v (forward-over-reverse)."""
+    return jax.jvp(jax.grad(f), (params,), (v,))[1]
+
+
+def sharpness(
+    f: Callable, x: jax.Array, key: jax.Array, n_iters: int = 100
+) -> jax.Array:
+    """x: (n,) -> scalar: top-magnitude Hessian eigenvalue, power iteration."""
+    u = jax.random.normal(key, x.shape)
+    u = u / jnp.linalg.norm(u)
+
+    def step(_, u):
+        hu = hvp(f, x, u)
+        return hu / jnp.linalg.norm(hu)
+
+    u = jax.lax.fori_loop(0, n_iters, step, u)
+    return jnp.linalg.norm(hvp(f, x, u))

@@ -1,0 +1,34 @@
+"""Averages first and clips the mean gradient (not each example's).
+
+Caught by: test_clipping_by_hand, test_clipping_matches_numpy_on_random_batch
+"""
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+
+def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
+    """xs: (B, ...), ys: (B, ...) -> params-like tree, leaves (B, ...)."""
+    return jax.vmap(jax.grad(loss_fn), in_axes=(None, 0, 0))(params, xs, ys)
+
+
+def global_norms(grads) -> jax.Array:
+    """Tree of (B, ...) leaves -> (B,) global L2 norm of each example."""
+    squares = [
+        jnp.sum(g.reshape(g.shape[0], -1) ** 2, axis=1)
+        for g in jax.tree.leaves(grads)
+    ]
+    return jnp.sqrt(sum(squares))
+
+
+def clipped_mean_grad(
+    loss_fn: Callable, params, xs: jax.Array, ys: jax.Array, max_norm: float
+):
+    """-> tree like params: mean of per-example grads clipped to max_norm."""
+    grads = per_example_grads(loss_fn, params, xs, ys)
+    mean = jax.tree.map(lambda g: jnp.mean(g, axis=0), grads)
+    norm = global_norms(jax.tree.map(lambda g: g[None], mean))[0]
+    scale = max_norm / jnp.maximum(norm, max_norm)
+    return jax.tree.map(lambda g: g * scale, mean)

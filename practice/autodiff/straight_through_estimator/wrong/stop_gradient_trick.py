@@ -1,0 +1,35 @@
+"""Writes round_ste as x + stop_gradient(round(x) - x), not custom_vjp.
+
+Caught by: test_round_and_sign_are_custom_vjp_functions
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def round_ste(x: jax.Array) -> jax.Array:
+    """x: any shape -> jnp.round(x); the gradient passes straight through."""
+    return x + jax.lax.stop_gradient(jnp.round(x) - x)
+
+
+@jax.custom_vjp
+def sign_ste(x: jax.Array) -> jax.Array:
+    """x -> +1 where x >= 0, -1 elsewhere; gradient g * (|x| <= 1)."""
+    return jnp.where(x >= 0, 1.0, -1.0).astype(x.dtype)
+
+
+def _sign_fwd(x):
+    return sign_ste(x), x  # keep x to know where the gradient is clipped
+
+
+def _sign_bwd(x, g):
+    return (jnp.where(jnp.abs(x) <= 1.0, g, 0.0),)
+
+
+sign_ste.defvjp(_sign_fwd, _sign_bwd)
+
+
+def fake_quantize(x: jax.Array, n_bits: int) -> jax.Array:
+    """x: values nominally in [-1, 1] -> same shape, on the grid k / s."""
+    s = 2 ** (n_bits - 1) - 1
+    return round_ste(jnp.clip(x * s, -s, s)) / s

@@ -1,0 +1,34 @@
+"""Weights the new value by decay and the old average by 1 - decay.
+
+Caught by: test_edge_cases, test_gradients, test_matches_numpy_loop
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def ema(xs: jax.Array, decay, debias: bool = False) -> jax.Array:
+    """xs: (T, ...) -> (T, ...) running EMA along axis 0."""
+
+    def step(m, x):
+        m = (1 - decay) * m + decay * x
+        return m, m
+
+    _, ms = jax.lax.scan(step, jnp.zeros(xs.shape[1:], xs.dtype), xs)
+    if debias:
+        t = jnp.arange(1, xs.shape[0] + 1, dtype=xs.dtype)
+        correction = 1 - jnp.power(decay, t)
+        ms = ms / correction.reshape((-1,) + (1,) * (xs.ndim - 1))
+    return ms
+
+
+def ema_with_resets(xs: jax.Array, resets: jax.Array, decay) -> jax.Array:
+    """xs: (T, ...), resets: (T,) bool -> (T, ...) EMA restarted at resets."""
+
+    def step(m, inputs):
+        x, reset = inputs
+        m = jnp.where(reset, x, decay * m + (1 - decay) * x)
+        return m, m
+
+    _, ms = jax.lax.scan(step, jnp.zeros(xs.shape[1:], xs.dtype), (xs, resets))
+    return ms

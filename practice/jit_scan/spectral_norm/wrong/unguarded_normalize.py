@@ -1,0 +1,35 @@
+"""Divides by the norm without a floor: a zero vector gives 0 / 0 = nan.
+
+Caught by: test_zero_matrix_gives_zero_without_nan
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def normalize(x: jax.Array) -> jax.Array:
+    """x: (k,) -> x / ||x||, with zero vectors left at zero."""
+    return x / jnp.linalg.norm(x)
+
+
+def power_iteration(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """w: (m, n) -> (sigma, u: (m,), v: (n,)), top singular triple estimate."""
+    v = normalize(jax.random.normal(key, (w.shape[1],), w.dtype))
+
+    def step(_, v):
+        u = normalize(w @ v)
+        return normalize(w.T @ u)
+
+    v = jax.lax.fori_loop(0, n_iters, step, v)
+    wv = w @ v
+    return jnp.linalg.norm(wv), normalize(wv), v
+
+
+def spectral_normalize(
+    w: jax.Array, key: jax.Array, n_iters: int = 100
+) -> jax.Array:
+    """w: (m, n) -> (m, n) with spectral norm ~ 1."""
+    sigma, _, _ = power_iteration(w, key, n_iters)
+    return w / jnp.maximum(sigma, 1e-12)

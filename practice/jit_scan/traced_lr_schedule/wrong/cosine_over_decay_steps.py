@@ -1,0 +1,41 @@
+"""Divides by decay_steps, not by the decay_steps - warmup_steps left.
+
+Caught by: test_array_of_steps, test_hand_computed_values,
+    test_matches_optax_at_every_step
+"""
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+
+def warmup_cosine_schedule(
+    init_value: float,
+    peak_value: float,
+    warmup_steps: int,
+    decay_steps: int,
+    end_value: float = 0.0,
+) -> Callable[[jax.Array], jax.Array]:
+    """Hyperparameters -> schedule(step: int array) -> float32, same shape."""
+    if not 0 <= warmup_steps < decay_steps:
+        raise ValueError(
+            f"need 0 <= warmup_steps < decay_steps, got {warmup_steps=}, "
+            f"{decay_steps=}"
+        )
+    cosine_steps = decay_steps - warmup_steps
+
+    def schedule(step: jax.Array) -> jax.Array:
+        step = jnp.asarray(step, dtype=jnp.float32)
+        # max(warmup_steps, 1) avoids 0 / 0 when there is no warmup (that
+        # branch is unused then).
+        warm = init_value + (peak_value - init_value) * step / max(
+            warmup_steps, 1
+        )
+        t = jnp.clip(step - warmup_steps, 0, cosine_steps) / decay_steps
+        cosine = end_value + (peak_value - end_value) * 0.5 * (
+            1 + jnp.cos(jnp.pi * t)
+        )
+        return jnp.where(step < warmup_steps, warm, cosine)
+
+    return schedule

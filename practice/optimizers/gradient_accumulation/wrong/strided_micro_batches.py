@@ -1,0 +1,48 @@
+"""Reshapes to (B // k, k) and takes columns: strided, not contiguous.
+
+Caught by: test_micro_batches_are_contiguous_slices
+"""
+
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+PyTree = Any
+
+
+def split_micro_batches(batch: PyTree, k: int) -> PyTree:
+    """Leaves (B, ...) -> (k, B // k, ...); ValueError if B % k != 0."""
+    sizes = {leaf.shape[0] for leaf in jax.tree.leaves(batch)}
+    if len(sizes) != 1:
+        raise ValueError(
+            f"batch leaves have different leading sizes: {sorted(sizes)}"
+        )
+    (size,) = sizes
+    if size % k:
+        raise ValueError(
+            f"batch size {size} is not divisible by num_micro_batches={k}"
+        )
+    cols = lambda x: x.reshape(size // k, k, *x.shape[1:]).swapaxes(0, 1)
+    return jax.tree.map(cols, batch)
+
+
+def accumulate_gradients(
+    loss_fn: Callable[[PyTree, PyTree], jax.Array],
+    params: PyTree,
+    batch: PyTree,
+    num_micro_batches: int,
+) -> tuple[jax.Array, PyTree]:
+    """(mean loss, mean grads) over k micro-batches, one per scan step."""
+    micro_batches = split_micro_batches(batch, num_micro_batches)
+    value_and_grad = jax.value_and_grad(loss_fn)
+
+    def step(carry, micro_batch):
+        loss_sum, grad_sum = carry
+        loss, grads = value_and_grad(params, micro_batch)
+        return (loss_sum + loss, jax.tree.map(jnp.add, grad_sum, grads)), None
+
+    zeros = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, params))
+    (loss_sum, grad_sum), _ = jax.lax.scan(step, zeros, micro_batches)
+    mean = lambda x: x / num_micro_batches
+    return mean(loss_sum), jax.tree.map(mean, grad_sum)

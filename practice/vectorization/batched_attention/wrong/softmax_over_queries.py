@@ -1,0 +1,33 @@
+"""Normalises the weights over the query axis instead of the key axis.
+
+Caught by: test_batched_matches_jax_nn, test_hand_computed_values,
+    test_large_logits_stay_finite
+"""
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+def attention(
+    q: jax.Array, k: jax.Array, v: jax.Array, causal: bool = False
+) -> jax.Array:
+    """One example. q: (T, N, H), k, v: (S, N, H) -> (T, N, H)."""
+    logits = jnp.einsum("tnh,snh->nts", q, k) / jnp.sqrt(q.shape[-1]).astype(
+        q.dtype
+    )
+    if causal:  # a Python bool: decided at trace time, not on a tracer
+        t, s = logits.shape[-2:]
+        allowed = jnp.tril(jnp.ones((t, s), dtype=bool))
+        logits = jnp.where(allowed, logits, -jnp.inf)
+    # subtracts the max: stable for large logits
+    weights = jax.nn.softmax(logits, axis=-2)
+    return jnp.einsum("nts,snh->tnh", weights, v)
+
+
+def batched_attention(
+    q: jax.Array, k: jax.Array, v: jax.Array, causal: bool = False
+) -> jax.Array:
+    """q: (B, T, N, H), k, v: (B, S, N, H) -> (B, T, N, H)."""
+    return jax.vmap(partial(attention, causal=causal))(q, k, v)
