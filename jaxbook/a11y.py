@@ -1,0 +1,114 @@
+"""Accessibility and page-weight fixes of the theme, applied when the site is written.
+
+- Each collapsible toggle of the sidebar (a ``<summary>`` holding only a chevron icon) gets an
+  accessible name, "Pages in <section>" (axe rule ``summary-name``). Upstream, pydata-sphinx-theme's
+  ``toctree.py`` should give the ``<summary>`` it creates a label.
+- The theme's icons are drawn by its Font Awesome icon font (``_templates/layout.html`` drops the
+  1.5 MB Font Awesome JavaScript bundle). At the end of the build the fonts are subset to the
+  glyphs the site uses: those named by an ``fa-*`` class in a page and those that the stylesheets
+  draw themselves (admonition, download and external-link icons). Every icon the reader saw
+  before stays; each font shrinks from about 110 KB to a few KB.
+"""
+from __future__ import annotations
+
+import io
+import re
+from html import unescape
+from pathlib import Path
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+# The <summary> that pydata-sphinx-theme puts after a section's link in the navigation.
+TOGGLE = re.compile(
+    r'(?P<link><a class="reference internal" href="[^"]*">(?P<title>.*?)</a>\s*<details[^>]*>\s*)'
+    r"<summary>", re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def name_toggles(html: str) -> str:
+    """Give every sidebar section toggle the name "Pages in <section title>"."""
+    def label(match: re.Match) -> str:
+        title = " ".join(unescape(TAG.sub("", match["title"])).split())
+        quoted = title.replace("&", "&amp;").replace('"', "&quot;")
+        return f'{match["link"]}<summary aria-label="Pages in {quoted}">'
+    return TOGGLE.sub(label, html)
+
+
+def on_builder_inited(app) -> None:
+    if app.builder.format != "html":
+        return
+    templates = app.builder.templates
+    render = templates.render
+
+    def render_fixed(template: str, context: dict) -> str:
+        return name_toggles(render(template, context))
+
+    templates.render = render_fixed
+
+
+# Font Awesome's CSS: `.fa-name{--fa:"\f078"}` per icon, and the theme's own icons as custom
+# properties (`--pst-icon-download:"\f019"`), written as escapes or as the characters themselves.
+ICON_RULE = re.compile(r'\.fa-(?P<name>[a-z0-9-]+)\{--fa:"(?P<glyph>[^"]+)"')
+CSS_GLYPH = re.compile(r'--pst-[a-z-]+:"(?P<glyph>[^"]+)"')
+CLASSES = re.compile(r'class="([^"]*\bfa-[^"]*)"')
+CLASS_NAME = re.compile(r"\bfa-([a-z0-9-]+)")
+
+
+def css_characters(value: str) -> str:
+    r"""A CSS string's characters: `\f078` escapes decoded."""
+    return re.sub(r"\\([0-9a-fA-F]{1,6}) ?", lambda m: chr(int(m[1], 16)), value)
+
+
+def used_glyphs(outdir: Path, css: str) -> set[int]:
+    """Code points of every icon the built pages show."""
+    by_name = {m["name"]: css_characters(m["glyph"]) for m in ICON_RULE.finditer(css)}
+    glyphs = {ch for m in CSS_GLYPH.finditer(css) for ch in css_characters(m["glyph"])}
+    for page in outdir.rglob("*.html"):
+        if page.relative_to(outdir).parts[0] == "_static":
+            continue
+        for classes in CLASSES.findall(page.read_text(encoding="utf-8")):
+            for name in CLASS_NAME.findall(classes):
+                glyphs.update(by_name.get(name, ""))
+    return {ord(ch) for ch in glyphs if 0xE000 <= ord(ch) <= 0xF8FF or ord(ch) > 0xFFFF}
+
+
+def subset_icon_fonts(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    static = Path(app.outdir) / "_static"
+    stylesheet = static / "styles" / "pydata-sphinx-theme.css"
+    fonts = sorted((static / "vendor" / "fontawesome" / "webfonts").glob("*.woff2"))
+    if not stylesheet.is_file() or not fonts:
+        return
+    glyphs = used_glyphs(Path(app.outdir), stylesheet.read_text(encoding="utf-8"))
+    import pydata_sphinx_theme
+
+    theme_fonts = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+                   / "static" / "vendor" / "fontawesome" / "webfonts")
+    for font_path in fonts:
+        original = theme_fonts / font_path.name
+        source = original if original.is_file() else font_path
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        font = TTFont(io.BytesIO(source.read_bytes()))
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(glyphs))
+        subsetter.subset(font)
+        buffer = io.BytesIO()
+        font.flavor = "woff2"
+        font.save(buffer)
+        if not font_path.is_file() or font_path.read_bytes() != buffer.getvalue():
+            font_path.write_bytes(buffer.getvalue())
+    logger.info("icon fonts subset to %d glyphs", len(glyphs))
+
+
+def setup(app):
+    app.connect("builder-inited", on_builder_inited)
+    app.connect("build-finished", subset_icon_fonts)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
