@@ -138,3 +138,147 @@ def test_every_image_has_alt_text_that_describes_it(site_root):
                                 f"in at least {MIN_ALT_WORDS} words")
     assert count >= 3, f"only {count} images found: the plots of the guide are missing"
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Keyboard: a walk through a step page with Tab alone.
+
+STEP_PAGE = "guide/vmap.html"
+#: The controls a keyboard user must reach on a step page, by what they do.
+CONTROLS = {
+    "skip link": "#pst-skip-link a",
+    "search": ".search-button__button",
+    "colour mode switch": ".theme-switch-button",
+    "downloads": ".dropdown-download-buttons > button",
+    "full screen": ".btn-fullscreen-button",
+    "sidebar section toggle": "nav.bd-links summary",
+    "copy button": "button.copybtn",
+    "page contents": "nav#bd-toc-nav a",
+    "next page": "a.right-next",
+}
+
+FOCUSED_JS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const s = getComputedStyle(el);
+  let opacity = 1;
+  for (let node = el; node && node.nodeType === 1; node = node.parentElement)
+    opacity *= parseFloat(getComputedStyle(node).opacity);
+  const r = el.getBoundingClientRect();
+  const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 1 &&
+                !/rgba\\(.*, 0\\)$/.test(s.outlineColor)) || (s.boxShadow && s.boxShadow !== "none");
+  el.dataset.kbdWalk = String(Number(el.dataset.kbdWalk || 0) + 1);
+  return {tag: el.tagName.toLowerCase(), text: (el.getAttribute("aria-label") || el.textContent || "")
+            .trim().replace(/\\s+/g, " ").slice(0, 40), html: el.outerHTML.slice(0, 120),
+          ring, opacity, width: r.width, height: r.height};
+}"""
+
+
+@pytest.fixture
+def keyboard_page(browser, site_url):
+    context = mode_context(browser, site_url, "light", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield context, page
+    context.close()
+
+
+def test_keyboard_walk_reaches_every_control_with_a_visible_focus_ring(keyboard_page):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    page.evaluate("document.fonts.ready")
+    reached, problems = [], []
+    for _ in range(800):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused is None:
+            continue
+        if focused["html"] in (r["html"] for r in reached[:1]) and len(reached) > 5:
+            break  # back at the first control: the walk went round the page
+        reached.append(focused)
+        if not focused["ring"]:
+            problems.append(f"no visible focus ring: {focused['html']}")
+        if focused["opacity"] < 0.5 or focused["width"] < 4 or focused["height"] < 4:
+            problems.append(f"focused but invisible (opacity {focused['opacity']:.2f}, "
+                            f"{focused['width']:.0f}x{focused['height']:.0f}px): {focused['html']}")
+    assert len(reached) > 20, f"Tab reached only {len(reached)} elements"
+    for what, selector in CONTROLS.items():
+        total = page.locator(selector).count()
+        walked = page.locator(f"{selector}[data-kbd-walk]").count()
+        if total == 0:
+            problems.append(f"{what} ({selector}) is missing from {STEP_PAGE}")
+        elif walked == 0:
+            problems.append(f"Tab never reaches the {what} ({selector})")
+    assert not problems, f"{STEP_PAGE}:\n" + "\n".join(dict.fromkeys(problems))
+
+
+def focus_by_tab(page, selector: str, limit: int = 800):
+    """Press Tab until the first visible `selector` element has the focus."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => { const el = document.activeElement; "
+                         "return !!el && el.matches(s); }", selector):
+            return
+    pytest.fail(f"Tab never reaches {selector}")
+
+
+def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".theme-switch-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".theme-switch-container .dropdown-menu.show")
+    for _ in range(4):
+        if page.evaluate("document.activeElement.dataset.mode") == "dark":
+            break
+        page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.mode") == "dark"
+    page.keyboard.press("Space")
+    page.wait_for_selector('html[data-theme="dark"]', state="attached")
+
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".dropdown-download-buttons > button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".dropdown-download-buttons .dropdown-menu.show")
+    page.keyboard.press("ArrowDown")
+    href = page.evaluate("document.activeElement.getAttribute('href')")
+    assert href and href.endswith((".md", ".ipynb", ".zip", ".py")), href
+    page.keyboard.press("Escape")
+    assert not page.locator(".dropdown-download-buttons .dropdown-menu.show").count()
+
+
+def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, site_url):
+    context, page = keyboard_page
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, "nav.bd-links summary")
+    is_open = "document.activeElement.parentElement.open"
+    before = page.evaluate(is_open)
+    page.keyboard.press("Space")
+    assert page.evaluate(is_open) is not before
+    page.keyboard.press("Enter")
+    assert page.evaluate(is_open) is before
+
+    focus_by_tab(page, "button.copybtn")
+    page.keyboard.press("Enter")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    first = (ROOT / "snippets" / "vmap").glob("*.py")
+    assert copied.strip() and any(copied.rstrip() == p.read_text(encoding="utf-8").rstrip()
+                                  for p in first), copied[:200]
+
+
+def test_keyboard_searches(keyboard_page, site_url):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".search-button__button")
+    page.keyboard.press("Enter")
+    field = page.locator("#pst-search-dialog input[name=q]")
+    field.wait_for(state="visible")
+    assert page.evaluate("document.activeElement.name") == "q"
+    page.keyboard.type("vmap")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search.html?q=vmap")
+    page.wait_for_selector("#search-results ul.search li a")
+    focus_by_tab(page, "#search-results ul.search li a")
+    page.keyboard.press("Enter")
+    page.wait_for_load_state("domcontentloaded")
+    assert "search.html" not in page.url
