@@ -111,28 +111,3 @@ def context(browser, site_url):
 def page(context):
     return context.new_page()
 
-
-_session_started = [0.0]
-
-
-def pytest_sessionstart(session):
-    import time
-
-    _session_started[0] = time.time()
-
-
-def pytest_terminal_summary(terminalreporter):
-    """Print the page weights measured by test_weight.py (also under xdist: read from its file)."""
-    import json
-
-    from tests.browser.test_weight import REPORT
-
-    if not REPORT.is_file() or REPORT.stat().st_mtime < _session_started[0]:
-        return
-    report = json.loads(REPORT.read_text(encoding="utf-8"))
-    pages = report["pages"]
-    for label in ("heaviest", "heaviest_step"):
-        path = report[label]
-        terminalreporter.write_line(
-            f"page weight, {label.replace('_', ' ')} page: {path} {pages[path]['bytes'] / 1000:.0f} KB "
-            f"in {pages[path]['requests']} requests (budget {report['budget'] / 1000:.0f} KB)")

@@ -10,12 +10,11 @@ import json
 import pytest
 
 from tests.browser.conftest import offline
-from tests.browser.support import HTML, STEPS, published_pages
+from tests.browser.support import STEPS, WEIGHT_REPORT, published_pages
 
 pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
 
 BUDGET = 600 * 1000  # bytes, before compression
-REPORT = HTML.parent / "page-weight.json"
 #: Files that no page may load any more (they were the bulk of every page).
 NEVER = ("fontawesome.js", "tex-svg.js", "mathjax")
 
@@ -58,6 +57,6 @@ def test_every_page_stays_within_the_budget(browser, site_url, site_root):
     heaviest = max(weights, key=lambda p: weights[p]["bytes"])
     steps = {f"guide/{s}.html" for s in STEPS}
     heaviest_step = max(steps, key=lambda p: weights[p]["bytes"])
-    REPORT.write_text(json.dumps({"budget": BUDGET, "heaviest": heaviest,
+    WEIGHT_REPORT.write_text(json.dumps({"budget": BUDGET, "heaviest": heaviest,
                                   "heaviest_step": heaviest_step, "pages": weights}, indent=1))
     assert not problems, "\n".join(problems)
