@@ -3,6 +3,10 @@
 - Each collapsible toggle of the sidebar (a ``<summary>`` holding only a chevron icon) gets an
   accessible name, "Pages in <section>" (axe rule ``summary-name``). Upstream, pydata-sphinx-theme's
   ``toctree.py`` should give the ``<summary>`` it creates a label.
+- A cell's HTML picture (the coloured sharding maps of ``jax.debug.visualize_array_sharding``,
+  drawn by rich as text) becomes an image for assistive technology, named by the alt text the page
+  gives the cell (``:mystnb: {image: {alt: "..."}}``, the option MyST-NB uses for image outputs):
+  one mechanism for every picture a cell draws.
 - The theme's icons are drawn by its Font Awesome icon font (``_templates/layout.html`` drops the
   1.5 MB Font Awesome JavaScript bundle). At the end of the build the fonts are subset to the
   glyphs the site uses: those named by an ``fa-*`` class in a page and those that the stylesheets
@@ -13,9 +17,10 @@ from __future__ import annotations
 
 import io
 import re
-from html import unescape
+from html import escape, unescape
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -34,6 +39,36 @@ def name_toggles(html: str) -> str:
         quoted = title.replace("&", "&amp;").replace('"', "&quot;")
         return f'{match["link"]}<summary aria-label="Pages in {quoted}">'
     return TOGGLE.sub(label, html)
+
+
+# rich's HTML export: a <pre> whose spans carry background colours (a picture drawn with text).
+RICH_PICTURE = re.compile(r'<pre style="white-space:pre;[^"]*">.*background-color', re.S)
+
+
+def picture_alt(cell) -> str | None:
+    metadata = cell.get("cell_metadata", {})
+    alt = ((metadata.get("mystnb") or {}).get("image") or {}).get("alt")
+    return " ".join(str(alt).split()) if alt else None
+
+
+def on_doctree_read(app, doctree) -> None:
+    """Name each cell's HTML picture with the cell's alt text (role="img")."""
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        alt = picture_alt(cell)
+        for raw in list(cell.findall(nodes.raw)):
+            if raw.get("format") != "html" or not RICH_PICTURE.search(raw.astext()):
+                continue
+            if alt is None:
+                logger.warning("a cell draws a picture (a coloured map) but has no alt text: add "
+                               ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
+                               location=cell, type="jaxbook", subtype="alt")
+                continue
+            quoted = escape(alt, quote=True)
+            raw.replace_self(nodes.raw("", f'<div class="jaxbook-picture" role="img" '
+                                           f'aria-label="{quoted}">{raw.astext()}</div>',
+                                       format="html"))
 
 
 def on_builder_inited(app) -> None:
@@ -110,5 +145,6 @@ def subset_icon_fonts(app, exception) -> None:
 
 def setup(app):
     app.connect("builder-inited", on_builder_inited)
+    app.connect("doctree-read", on_doctree_read)
     app.connect("build-finished", subset_icon_fonts)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
