@@ -85,7 +85,7 @@ def on_builder_inited(app) -> None:
 
 # Font Awesome's CSS: `.fa-name{--fa:"\f078"}` per icon, and the theme's own icons as custom
 # properties (`--pst-icon-download:"\f019"`), written as escapes or as the characters themselves.
-ICON_RULE = re.compile(r'\.fa-(?P<name>[a-z0-9-]+)\{--fa:"(?P<glyph>[^"]+)"')
+ICON_RULE = re.compile(r'(?P<selectors>(?:\.fa-[a-z0-9-]+,?)+)\{--fa:"(?P<glyph>[^"]+)"')
 CSS_GLYPH = re.compile(r'--pst-[a-z-]+:"(?P<glyph>[^"]+)"')
 CLASSES = re.compile(r'class="([^"]*\bfa-[^"]*)"')
 CLASS_NAME = re.compile(r"\bfa-([a-z0-9-]+)")
@@ -98,7 +98,8 @@ def css_characters(value: str) -> str:
 
 def used_glyphs(outdir: Path, css: str) -> set[int]:
     """Code points of every icon the built pages show."""
-    by_name = {m["name"]: css_characters(m["glyph"]) for m in ICON_RULE.finditer(css)}
+    by_name = {name: css_characters(m["glyph"]) for m in ICON_RULE.finditer(css)
+               for name in CLASS_NAME.findall(m["selectors"])}
     glyphs = {ch for m in CSS_GLYPH.finditer(css) for ch in css_characters(m["glyph"])}
     for page in outdir.rglob("*.html"):
         if page.relative_to(outdir).parts[0] == "_static":
@@ -143,8 +144,119 @@ def subset_icon_fonts(app, exception) -> None:
     logger.info("icon fonts subset to %d glyphs", len(glyphs))
 
 
+# ---------------------------------------------------------------------------------------------
+# Stylesheets without the rules that no page can use. The theme's stylesheet (376 KB) holds all of
+# Bootstrap and a rule for each of Font Awesome's ~2000 icons. A rule is dropped when each of its
+# selectors names, outside parentheses, a class that appears nowhere in the site: in no page and in
+# no script (scripts add classes such as "show" at run time). Like PurgeCSS, the word list is a
+# superset of the classes in use, so no used rule is lost.
+
+SAFE_PREFIXES = ("bs-",)  # Bootstrap composes these class names at run time (bs-tooltip-auto)
+WORD = re.compile(r"[\w-]+")
+
+
+def parse_blocks(css, i=0, end=None):
+    """Yield (prelude, body_or_None, start, stop) for top-level statements of css[i:end]."""
+    end = len(css) if end is None else end
+    out = []
+    while i < end:
+        j = i; depth_paren = 0
+        # read prelude until { or ; at top level
+        while j < end:
+            c = css[j]
+            if c in "\"'":
+                q = c; j += 1
+                while j < end and css[j] != q:
+                    j += 2 if css[j] == "\\" else 1
+            elif c == "/" and css.startswith("/*", j):
+                j = css.index("*/", j) + 1
+            elif c == "(":
+                depth_paren += 1
+            elif c == ")":
+                depth_paren -= 1
+            elif c in "{;" and depth_paren == 0:
+                break
+            j += 1
+        if j >= end:
+            out.append((css[i:end], None, i, end)); break
+        if css[j] == ";":
+            out.append((css[i:j + 1], None, i, j + 1)); i = j + 1; continue
+        # find matching }
+        k = j + 1; depth = 1
+        while k < end and depth:
+            c = css[k]
+            if c in "\"'":
+                q = c; k += 1
+                while k < end and css[k] != q:
+                    k += 2 if css[k] == "\\" else 1
+            elif c == "/" and css.startswith("/*", k):
+                k = css.index("*/", k) + 1
+            elif c == "{": depth += 1
+            elif c == "}": depth -= 1
+            k += 1
+        out.append((css[i:j], (j + 1, k - 1), i, k)); i = k
+    return out
+
+def split_top(sel):
+    parts, depth, cur = [], 0, ""
+    for c in sel:
+        if c in "([": depth += 1
+        elif c in ")]": depth -= 1
+        if c == "," and depth == 0: parts.append(cur); cur = ""
+        else: cur += c
+    parts.append(cur); return parts
+
+def outside_parens(sel):
+    out, depth = "", 0
+    for c in sel:
+        if c in "([": depth += 1
+        elif c in ")]": depth -= 1
+        elif depth == 0: out += c
+    return out
+
+CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+def alive(selector, tokens):
+    return all(c in tokens or c.startswith(SAFE_PREFIXES)
+               for c in CLASS.findall(outside_parens(selector)))
+
+def purge(css, tokens, i=0, end=None):
+    res = []
+    for prelude, body, s, e in parse_blocks(css, i, end):
+        if body is None:
+            res.append(css[s:e]); continue
+        p = prelude.strip()
+        if p.startswith("@media") or p.startswith("@supports") or p.startswith("@layer") or p.startswith("@container"):
+            inner = purge(css, tokens, body[0], body[1])
+            if inner.strip(): res.append(prelude + "{" + inner + "}")
+        elif p.startswith("@"):
+            res.append(css[s:e])
+        else:
+            sels = [x for x in split_top(prelude) if alive(x, tokens)]
+            if sels: res.append(",".join(sels) + css[body[0]-1:e])
+    return "".join(res)
+
+
+def purge_stylesheets(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    static = outdir / "_static"
+    tokens: set[str] = set()
+    for source in [*outdir.rglob("*.html"), *static.rglob("*.js")]:
+        tokens.update(WORD.findall(source.read_text(encoding="utf-8", errors="replace")))
+    before = after = 0
+    for stylesheet in sorted(static.rglob("*.css")):
+        css = stylesheet.read_text(encoding="utf-8")
+        purged = purge(css, tokens)
+        before, after = before + len(css), after + len(purged)
+        if purged != css:
+            stylesheet.write_text(purged, encoding="utf-8")
+    logger.info("stylesheets: %d KB without unused rules (were %d KB)", after // 1000, before // 1000)
+
+
 def setup(app):
     app.connect("builder-inited", on_builder_inited)
     app.connect("doctree-read", on_doctree_read)
     app.connect("build-finished", subset_icon_fonts)
+    app.connect("build-finished", purge_stylesheets)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -25,7 +25,7 @@ def load(browser, site_url, path: str) -> dict[str, int]:
     try:
         page = context.new_page()
         responses = []
-        page.on("response", responses.append)
+        page.on("response", lambda response: responses.append(response))
         page.goto(path, wait_until="load")
         page.evaluate("document.fonts.ready.then(() => true)")
         page.wait_for_timeout(200)  # late requests: fonts, deferred scripts
