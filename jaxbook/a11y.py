@@ -52,11 +52,17 @@ def picture_alt(cell) -> str | None:
 
 
 def on_doctree_read(app, doctree) -> None:
-    """Name each cell's HTML picture with the cell's alt text (role="img")."""
+    """Name each cell's HTML picture with the cell's alt text (role="img"); a picture or an image
+    without alt text is a build warning (an error in the strict build)."""
     for cell in doctree.findall(nodes.container):
         if cell.get("nb_element") != "cell_code":
             continue
         alt = picture_alt(cell)
+        for image in cell.findall(nodes.image):
+            if not image.get("alt", "").strip():
+                logger.warning("a cell draws an image but has no alt text: add "
+                               ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
+                               location=cell, type="jaxbook", subtype="alt")
         for raw in list(cell.findall(nodes.raw)):
             if raw.get("format") != "html" or not RICH_PICTURE.search(raw.astext()):
                 continue
