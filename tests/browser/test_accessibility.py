@@ -168,11 +168,12 @@ CONTROLS = {
     "full screen": ".btn-fullscreen-button",
     "sidebar section toggle": "nav.bd-links summary",
     "copy button": "button.copybtn",
-    "page contents": "nav#bd-toc-nav a",
+    "page contents": "nav.page-toc a",
     "next page": "a.right-next",
 }
 
 FOCUSED_JS = """() => {
+  for (const a of document.getAnimations()) { try { a.finish(); } catch (e) {} }  // end of fade-ins
   const el = document.activeElement;
   if (!el || el === document.body) return null;
   const s = getComputedStyle(el);
