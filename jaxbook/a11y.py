@@ -221,7 +221,11 @@ def outside_parens(sel):
     return out
 
 CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
 def alive(selector, tokens):
+    selector = COMMENT.sub("", selector)  # "/* Name.Function */ .nf" names no class Function
     return all(c in tokens or c.startswith(SAFE_PREFIXES)
                for c in CLASS.findall(outside_parens(selector)))
 
