@@ -161,89 +161,91 @@ SAFE_PREFIXES = ("bs-",)  # Bootstrap composes these class names at run time (bs
 WORD = re.compile(r"[\w-]+")
 
 
-def parse_blocks(css, i=0, end=None):
-    """Yield (prelude, body_or_None, start, stop) for top-level statements of css[i:end]."""
-    end = len(css) if end is None else end
-    out = []
-    while i < end:
-        j = i; depth_paren = 0
-        # read prelude until { or ; at top level
-        while j < end:
-            c = css[j]
-            if c in "\"'":
-                q = c; j += 1
-                while j < end and css[j] != q:
-                    j += 2 if css[j] == "\\" else 1
-            elif c == "/" and css.startswith("/*", j):
-                j = css.index("*/", j) + 1
-            elif c == "(":
-                depth_paren += 1
-            elif c == ")":
-                depth_paren -= 1
-            elif c in "{;" and depth_paren == 0:
-                break
-            j += 1
-        if j >= end:
-            out.append((css[i:end], None, i, end)); break
-        if css[j] == ";":
-            out.append((css[i:j + 1], None, i, j + 1)); i = j + 1; continue
-        # find matching }
-        k = j + 1; depth = 1
-        while k < end and depth:
-            c = css[k]
-            if c in "\"'":
-                q = c; k += 1
-                while k < end and css[k] != q:
-                    k += 2 if css[k] == "\\" else 1
-            elif c == "/" and css.startswith("/*", k):
-                k = css.index("*/", k) + 1
-            elif c == "{": depth += 1
-            elif c == "}": depth -= 1
-            k += 1
-        out.append((css[i:j], (j + 1, k - 1), i, k)); i = k
-    return out
-
-def split_top(sel):
-    parts, depth, cur = [], 0, ""
-    for c in sel:
-        if c in "([": depth += 1
-        elif c in ")]": depth -= 1
-        if c == "," and depth == 0: parts.append(cur); cur = ""
-        else: cur += c
-    parts.append(cur); return parts
-
-def outside_parens(sel):
-    out, depth = "", 0
-    for c in sel:
-        if c in "([": depth += 1
-        elif c in ")]": depth -= 1
-        elif depth == 0: out += c
-    return out
-
 CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
+GROUPING_RULES = ("@media", "@supports", "@layer", "@container")
 
 
-def alive(selector, tokens):
-    selector = COMMENT.sub("", selector)  # "/* Name.Function */ .nf" names no class Function
-    return all(c in tokens or c.startswith(SAFE_PREFIXES)
-               for c in CLASS.findall(outside_parens(selector)))
+def skip(css: str, i: int) -> int:
+    """The index after the string or comment that starts at css[i] (or i + 1)."""
+    if css[i] in "\"'":
+        quote, i = css[i], i + 1
+        while i < len(css) and css[i] != quote:
+            i += 2 if css[i] == "\\" else 1
+        return i + 1
+    if css.startswith("/*", i):
+        return css.index("*/", i) + 2
+    return i + 1
 
-def purge(css, tokens, i=0, end=None):
-    res = []
-    for prelude, body, s, e in parse_blocks(css, i, end):
-        if body is None:
-            res.append(css[s:e]); continue
-        p = prelude.strip()
-        if p.startswith("@media") or p.startswith("@supports") or p.startswith("@layer") or p.startswith("@container"):
-            inner = purge(css, tokens, body[0], body[1])
-            if inner.strip(): res.append(prelude + "{" + inner + "}")
-        elif p.startswith("@"):
-            res.append(css[s:e])
+
+def statements(css: str, start: int, end: int) -> list[tuple[str, tuple[int, int] | None, int, int]]:
+    """The statements of css[start:end]: (prelude, (body start, body end) or None, start, end)."""
+    found, i = [], start
+    while i < end:
+        j, parens = i, 0
+        while j < end and not (css[j] in "{;" and parens == 0):
+            parens += {"(": 1, ")": -1}.get(css[j], 0)
+            j = skip(css, j)
+        if j >= end or css[j] == ";":
+            found.append((css[i:j + 1], None, i, min(j + 1, end)))
+            i = j + 1
+            continue
+        k, depth = j + 1, 1
+        while k < end and depth:
+            depth += {"{": 1, "}": -1}.get(css[k], 0)
+            k = skip(css, k)
+        found.append((css[i:j], (j + 1, k - 1), i, k))
+        i = k
+    return found
+
+
+def split_selectors(prelude: str) -> list[str]:
+    """A selector list split at its top-level commas (not those inside :is(...) or [...])."""
+    parts, depth, current = [], 0, ""
+    for ch in prelude:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
         else:
-            sels = [x for x in split_top(prelude) if alive(x, tokens)]
-            if sels: res.append(",".join(sels) + css[body[0]-1:e])
-    return "".join(res)
+            current += ch
+    return parts + [current]
+
+
+def outside_parentheses(selector: str) -> str:
+    """The selector without what is inside (...) and [...]: `.a:not(.b)` gives `.a:not`."""
+    kept, depth = "", 0
+    for ch in selector:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if depth == 0 and ch not in ")]":
+            kept += ch
+    return kept
+
+
+def alive(selector: str, words: set[str]) -> bool:
+    """False when the selector needs a class that no page or script has."""
+    selector = COMMENT.sub("", selector)  # "/* Name.Function */ .nf" names no class Function
+    return all(name in words or name.startswith(SAFE_PREFIXES)
+               for name in CLASS.findall(outside_parentheses(selector)))
+
+
+def purge(css: str, words: set[str], start: int = 0, end: int | None = None) -> str:
+    """css[start:end] without the rules none of whose selectors can match."""
+    kept = []
+    end = len(css) if end is None else end
+    for prelude, body, first, stop in statements(css, start, end):
+        at_rule = prelude.strip().startswith("@")
+        if body is None or at_rule and not prelude.strip().startswith(GROUPING_RULES):
+            kept.append(css[first:stop])  # declarations, @font-face, @keyframes, @import ...
+        elif at_rule:
+            inner = purge(css, words, *body)
+            if inner.strip():
+                kept.append(prelude + "{" + inner + "}")
+        else:
+            selectors = [s for s in split_selectors(prelude) if alive(s, words)]
+            if selectors:
+                kept.append(",".join(selectors) + css[body[0] - 1:stop])
+    return "".join(kept)
 
 
 def purge_stylesheets(app, exception) -> None:
