@@ -267,6 +267,7 @@ def purge_stylesheets(app, exception) -> None:
 
 
 def setup(app):
+    app.add_js_file("keyboard.js")  # in _static/: keyboard users keep the focus on the buttons
     app.connect("builder-inited", on_builder_inited)
     app.connect("doctree-read", on_doctree_read)
     app.connect("build-finished", subset_icon_fonts)

@@ -295,6 +295,6 @@ def test_keyboard_searches(keyboard_page, site_url):
     page.wait_for_url("**/search.html?q=vmap")
     page.wait_for_selector("#search-results ul.search li a")
     focus_by_tab(page, "#search-results ul.search li a")
-    page.keyboard.press("Enter")
-    page.wait_for_load_state("domcontentloaded")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
     assert "search.html" not in page.url
