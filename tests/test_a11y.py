@@ -16,6 +16,8 @@ def test_sidebar_toggles_are_named_after_their_section():
     html = ('<li class="toctree-l1 has-children"><a class="reference internal" href="p/index.html">'
             'Study <code>plan</code> &amp; more</a><details><summary><span class="toctree-toggle" '
             'role="presentation"><i class="fa-solid fa-chevron-down"></i></span></summary>')
+    html = ('<li class="toctree-l1"><a class="reference internal" href="a.html">A</a></li>'
+            + html)
     named = a11y.name_toggles(html)
     assert '<summary aria-label="Pages in Study plan &amp; more">' in named
     assert a11y.name_toggles(named) == named  # nothing else changes, and only once

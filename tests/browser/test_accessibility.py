@@ -176,13 +176,20 @@ FOCUSED_JS = """() => {
   for (const a of document.getAnimations()) { try { a.finish(); } catch (e) {} }  // end of fade-ins
   const el = document.activeElement;
   if (!el || el === document.body) return null;
-  const s = getComputedStyle(el);
+  const outlined = (node) => { const s = getComputedStyle(node);
+    return s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 1 &&
+           !/rgba\\(.*, 0\\)$/.test(s.outlineColor); };
   let opacity = 1;
   for (let node = el; node && node.nodeType === 1; node = node.parentElement)
     opacity *= parseFloat(getComputedStyle(node).opacity);
-  const r = el.getBoundingClientRect();
-  const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 1 &&
-                !/rgba\\(.*, 0\\)$/.test(s.outlineColor)) || (s.boxShadow && s.boxShadow !== "none");
+  // The theme may draw the ring on a child (the chevron of a sidebar toggle), and the visible
+  // box may be a child's (a <summary> whose only content is positioned).
+  const parts = [el, ...el.querySelectorAll("*")];
+  const shadow = getComputedStyle(el).boxShadow;
+  const ring = parts.some(outlined) || (shadow && shadow !== "none");
+  let r = el.getBoundingClientRect();
+  for (const node of parts) { const b = node.getBoundingClientRect();
+    if (b.width * b.height > r.width * r.height) r = b; }
   el.dataset.kbdWalk = String(Number(el.dataset.kbdWalk || 0) + 1);
   return {tag: el.tagName.toLowerCase(), text: (el.getAttribute("aria-label") || el.textContent || "")
             .trim().replace(/\\s+/g, " ").slice(0, 40), html: el.outerHTML.slice(0, 120),
