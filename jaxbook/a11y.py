@@ -7,6 +7,7 @@
   drawn by rich as text) becomes an image for assistive technology, named by the alt text the page
   gives the cell (``:mystnb: {image: {alt: "..."}}``, the option MyST-NB uses for image outputs):
   one mechanism for every picture a cell draws.
+- MyST-NB's "Show code cell outputs" toggles are named by their visible text.
 - The theme's icons are drawn by its Font Awesome icon font (``_templates/layout.html`` drops the
   1.5 MB Font Awesome JavaScript bundle). At the end of the build the fonts are subset to the
   glyphs the site uses: those named by an ``fa-*`` class in a page and those that the stylesheets
@@ -77,6 +78,17 @@ def on_doctree_read(app, doctree) -> None:
                                        format="html"))
 
 
+# MyST-NB's toggle of a hidden cell output is labelled "Toggle hidden content", which does not
+# contain its visible text ("Show code cell outputs"; axe rule label-content-name-mismatch).
+# Without the label its name is its visible text. Upstream: MyST-NB's hide-output template.
+HIDDEN_CONTENT_TOGGLE = '<summary aria-label="Toggle hidden content">'
+
+
+def fix_html(html: str) -> str:
+    """The theme's and MyST-NB's markup with named toggles."""
+    return name_toggles(html).replace(HIDDEN_CONTENT_TOGGLE, "<summary>")
+
+
 def on_builder_inited(app) -> None:
     if app.builder.format != "html":
         return
@@ -84,7 +96,7 @@ def on_builder_inited(app) -> None:
     render = templates.render
 
     def render_fixed(template: str, context: dict) -> str:
-        return name_toggles(render(template, context))
+        return fix_html(render(template, context))
 
     templates.render = render_fixed
 

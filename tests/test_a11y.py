@@ -43,3 +43,9 @@ def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
     css = ('.fa-magnifying-glass,.fa-search{--fa:"\\f002"}.fa-sun{--fa:"\\f185"}'
            ':root{--pst-icon-download:"\\f019"}')
     assert a11y.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
+
+
+def test_hidden_output_toggles_are_named_by_their_visible_text():
+    html = ('<summary aria-label="Toggle hidden content">\n<p class="collapsed admonition-title">'
+            'Show code cell outputs</p>')
+    assert a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
