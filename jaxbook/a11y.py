@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 # The <summary> that pydata-sphinx-theme puts after a section's link in the navigation.
 TOGGLE = re.compile(
-    r'(?P<link><a class="reference internal" href="[^"]*">(?P<title>(?:(?!</a>).)*)</a>\s*'
+    r'(?P<link><a class="(?:current )?reference internal" href="[^"]*">(?P<title>(?:(?!</a>).)*)</a>\s*'
     r"<details[^>]*>\s*)<summary>", re.S)
 TAG = re.compile(r"<[^>]+>")
 
