@@ -2,6 +2,8 @@
 # Both create .venv from requirements.lock first (Python >= 3.12 required).
 PY := .venv/bin/python
 VENV := .venv/.installed
+# axe-core for the accessibility tests, pinned with its integrity hash in package-lock.json
+AXE := node_modules/axe-core/package.json
 
 .PHONY: html test serve clean page check bench lock
 
@@ -10,7 +12,7 @@ html: $(VENV)
 
 # Browser tests need Debian's chromium: installed here when missing (needs root; otherwise the
 # browser tests say what to install, and fail under CI).
-test: $(VENV)
+test: $(VENV) $(AXE)
 	-@bash tools/install_browser.sh
 	$(PY) -m pytest
 
@@ -39,6 +41,10 @@ lock: $(VENV)
 
 clean:
 	rm -rf _build
+
+$(AXE): package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
 
 $(VENV): requirements.lock tools/bootstrap.sh tools/uv-requirements.txt
 	@bash tools/bootstrap.sh

@@ -12,7 +12,7 @@ copyright = "2026, the JAX book contributors"
 
 extensions = [
     "myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension",
-    "jaxbook.sphinxext", "jaxbook.localmath", "jaxbook.downloads", "jaxbook.seo",
+    "jaxbook.sphinxext", "jaxbook.mathml", "jaxbook.a11y", "jaxbook.downloads", "jaxbook.seo",
 ]
 include_patterns = ["index.md", "404.md", "guide/**.md", "docs/**.md", "practice/**.md"]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
@@ -29,6 +29,7 @@ myst_heading_anchors = 3
 
 html_theme = "sphinx_book_theme"
 html_title = project
+templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
 # pydata-sphinx-theme 0.20 logs a console error on a first visit unless a default mode is set.

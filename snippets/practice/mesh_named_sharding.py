@@ -7,6 +7,7 @@ from practice.sharding.mesh_named_sharding.solution import (
     shard_shape,
     shard_tree,
 )
+from snippets.sharding._colors import DARK
 
 mesh = make_mesh(4, 2)
 print("mesh:", dict(mesh.shape), "axis types:", mesh.axis_types)
@@ -27,7 +28,7 @@ for name, arr in [("w1", placed["w1"]), ("w2", placed["w2"]), ("x", x)]:
         f"block on device 0 {arr.addressable_shards[0].data.shape}"
     )
 
-jax.debug.visualize_array_sharding(placed["w1"])
+jax.debug.visualize_array_sharding(placed["w1"], color_map=DARK)
 
 h = jax.jit(lambda x, w: x @ w)(x, placed["w1"])
 print("x @ w1 is laid out as", h.sharding.spec)

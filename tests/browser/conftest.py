@@ -110,3 +110,4 @@ def context(browser, site_url):
 @pytest.fixture
 def page(context):
     return context.new_page()
+

@@ -13,6 +13,9 @@ HTML = ROOT / "_build" / "html"
 #: Screenshots for humans to look at (not compared with anything).
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
+#: The page weights measured by test_weight.py, printed at the end of the session.
+WEIGHT_REPORT = ROOT / "_build" / "page-weight.json"
+
 #: The ten steps, in learning order.
 STEPS = ["arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
          "sharding", "profiling"]
@@ -89,3 +92,18 @@ def is_local(url: str) -> bool:
     if parts.scheme in ("data", "blob", "about"):
         return True
     return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname in ("127.0.0.1", "localhost")
+
+
+def print_page_weights(terminalreporter, started: float) -> None:
+    """Print the heaviest page and the heaviest step page measured in this session (if any)."""
+    import json
+
+    if not WEIGHT_REPORT.is_file() or WEIGHT_REPORT.stat().st_mtime < started:
+        return
+    report = json.loads(WEIGHT_REPORT.read_text(encoding="utf-8"))
+    for label in ("heaviest", "heaviest_step"):
+        path = report[label]
+        page = report["pages"][path]
+        terminalreporter.write_line(
+            f"page weight, {label.replace('_', ' ')} page: {path} {page['bytes'] / 1000:.0f} KB "
+            f"in {page['requests']} requests (budget {report['budget'] / 1000:.0f} KB)")

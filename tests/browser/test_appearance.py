@@ -141,3 +141,16 @@ def test_screenshots_of_a_step_page(page):
         width, height = png_size(path)
         assert (width, height) == (1280, 900)
         assert path.stat().st_size > 20_000, f"{path} is suspiciously small (blank page?)"
+
+
+def test_screenshots_of_a_step_page_on_a_phone(phone):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    phone.goto("guide/vmap.html")
+    for mode in ("light", "dark"):
+        switch_mode(phone, mode)
+        phone.mouse.move(0, 0)
+        path = SCREENSHOTS / f"vmap-{mode}-375.png"
+        path.unlink(missing_ok=True)
+        phone.screenshot(path=path, full_page=False)
+        assert png_size(path) == (375, 812)
+        assert path.stat().st_size > 10_000, f"{path} is suspiciously small (blank page?)"

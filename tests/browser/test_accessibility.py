@@ -1,0 +1,307 @@
+"""Accessibility of every published page: axe-core's WCAG 2.0/2.1 A and AA rules in light and
+dark mode, meaningful alt text on every image, and a keyboard-only walk through a step page.
+
+axe-core is pinned in package.json / package-lock.json (npm registry, integrity hash) and
+installed into node_modules/ by `make test` (`npm ci`); it is read from there and injected into
+each page, never fetched at test time.
+"""
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+from tests.browser.conftest import offline
+from tests.browser.support import published_pages
+
+pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+MODES = ["light", "dark"]
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, at the version package-lock.json pins."""
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    pinned = lock["packages"]["node_modules/axe-core"]["version"]
+    if not AXE_JS.is_file():
+        pytest.fail(f"{AXE_JS.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` "
+                    "(make test does) to install axe-core from package-lock.json")
+    installed = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))["version"]
+    assert installed == pinned, (f"node_modules has axe-core {installed}, package-lock.json pins "
+                                 f"{pinned}: run `npm ci --ignore-scripts`")
+    return AXE_JS.read_text(encoding="utf-8")
+
+
+def mode_context(browser, site_url, mode: str, **options):
+    """A context whose pages open in colour mode `mode` (the theme reads localStorage first)."""
+    context = offline(browser.new_context(base_url=site_url, **options))
+    context.set_default_timeout(30_000)
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
+                            f"localStorage.setItem('theme', '{mode}');")
+    return context
+
+
+@pytest.fixture(scope="module", params=MODES)
+def axe_page(request, browser, site_url, axe_source):
+    """One page per colour mode, reused for every page of the site, with axe-core injected into
+    every document it loads."""
+    mode = request.param
+    context = mode_context(browser, site_url, mode, viewport={"width": 1280, "height": 900})
+    context.add_init_script(axe_source)
+    page = context.new_page()
+    yield mode, page
+    context.close()
+
+
+RUN_AXE = """async (tags) => {
+  await document.fonts.ready;
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
+                                          resultTypes: ["violations"]});
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html,
+                                summary: n.failureSummary})),
+  }));
+}"""
+
+
+def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> str:
+    lines = [f"{path} ({mode} mode): {sum(len(v['nodes']) for v in violations)} elements violate "
+             f"{len(violations)} rules"]
+    for v in violations:
+        lines.append(f"  {v['id']} ({v['impact']}): {v['help']}, {len(v['nodes'])} elements")
+        for node in v["nodes"][:limit]:
+            summary = " ".join(node["summary"].split())[:300]
+            lines.append(f"    {node['target']}\n      {node['html'][:200]}\n      {summary}")
+        if len(v["nodes"]) > limit:
+            lines.append(f"    ... and {len(v['nodes']) - limit} more")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("path", published_pages() + ["search.html?q=vmap"])
+def test_page_has_no_wcag_violations(axe_page, site_root, path):
+    mode, page = axe_page
+    assert (site_root / path.split("?")[0]).is_file(), f"{path} was not built"
+    page.goto(path, wait_until="load")
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    if "?q=" in path:
+        page.wait_for_selector("#search-results ul.search li a")
+    violations = page.evaluate(RUN_AXE, AXE_TAGS)
+    assert not violations, describe(path, mode, violations)
+
+
+# Alt text must say what an image shows: not missing, not empty, not a file name or a default.
+FILE_NAME = re.compile(r"^[\w./-]+\.(png|jpe?g|svg|gif|webp)$", re.I)
+PLACEHOLDER = re.compile(r"^(image|img|figure|fig|plot|chart|graph|picture|output|"
+                         r"<[^>]*>|matplotlib\.\w+\.\w+ object.*)$", re.I)
+MIN_ALT_WORDS = 8
+RICH_PICTURE = re.compile(r'<pre style="white-space:pre;[^"]*">(?:(?!</pre>).)*background-color', re.S)
+NAMED_PICTURE = re.compile(r'<div class="jaxbook-picture" role="img" aria-label="(?P<alt>[^"]*)">')
+
+
+def test_every_image_has_alt_text_that_describes_it(site_root):
+    """Every <img> of the built site has an alt that states what it shows (a sentence, not a
+    file name); decorative images must say so with alt="" AND role="presentation"."""
+    from html.parser import HTMLParser
+
+    class Images(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.images: list[dict] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                self.images.append(dict(attrs))
+
+    problems, count, maps = [], 0, 0
+    for html in sorted(site_root.rglob("*.html")):
+        if html.relative_to(site_root).parts[0] == "_static":
+            continue
+        text = html.read_text(encoding="utf-8")
+        parser = Images()
+        parser.feed(text)
+        # Pictures drawn as coloured HTML text (sharding maps) are images with a name too.
+        for picture in RICH_PICTURE.finditer(text):
+            maps += 1
+            named = NAMED_PICTURE.match(text, text.rfind('<div class="jaxbook-picture"', 0,
+                                                         picture.start()))
+            if named is None or named.end() != picture.start():
+                problems.append(f"{html.relative_to(site_root)}: a coloured HTML picture is not "
+                                f"named: {picture.group()[:80]}...")
+                continue
+            parser.images.append({"src": "(HTML picture)", "alt": unescape(named["alt"])})
+        for image in parser.images:
+            count += 1
+            alt = (image.get("alt") or "").strip()
+            where = f"{html.relative_to(site_root)}: <img src={image.get('src')!r}>"
+            if image.get("role") == "presentation" and "alt" in image and not alt:
+                continue
+            if not alt:
+                problems.append(f"{where} has no alt text")
+            elif FILE_NAME.match(alt) or PLACEHOLDER.match(alt):
+                problems.append(f"{where} has alt {alt!r}, which says nothing about the image")
+            elif len(alt.split()) < MIN_ALT_WORDS:
+                problems.append(f"{where} has alt {alt!r}: state what it shows (axes, finding) "
+                                f"in at least {MIN_ALT_WORDS} words")
+    assert count >= 3, f"only {count} images found: the plots of the guide are missing"
+    assert maps >= 2, f"only {maps} sharding maps found: the sharding step draws two"
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Keyboard: a walk through a step page with Tab alone.
+
+STEP_PAGE = "guide/vmap.html"
+#: The controls a keyboard user must reach on a step page, by what they do.
+CONTROLS = {
+    "skip link": "#pst-skip-link a",
+    "search": ".search-button__button",
+    "colour mode switch": ".theme-switch-button",
+    "downloads": ".dropdown-download-buttons > button",
+    "full screen": ".btn-fullscreen-button",
+    "sidebar section toggle": "nav.bd-links summary",
+    "copy button": "button.copybtn",
+    "page contents": "nav.page-toc a",
+    "next page": "a.right-next",
+}
+
+FOCUSED_JS = """() => {
+  for (const a of document.getAnimations()) { try { a.finish(); } catch (e) {} }  // end of fade-ins
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const outlined = (node) => { const s = getComputedStyle(node);
+    return s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 1 &&
+           !/rgba\\(.*, 0\\)$/.test(s.outlineColor); };
+  let opacity = 1;
+  for (let node = el; node && node.nodeType === 1; node = node.parentElement)
+    opacity *= parseFloat(getComputedStyle(node).opacity);
+  // The theme may draw the ring on a child (the chevron of a sidebar toggle), and the visible
+  // box may be a child's (a <summary> whose only content is positioned).
+  const parts = [el, ...el.querySelectorAll("*")];
+  const shadow = getComputedStyle(el).boxShadow;
+  const ring = parts.some(outlined) || (shadow && shadow !== "none");
+  let r = el.getBoundingClientRect();
+  for (const node of parts) { const b = node.getBoundingClientRect();
+    if (b.width * b.height > r.width * r.height) r = b; }
+  el.dataset.kbdWalk = String(Number(el.dataset.kbdWalk || 0) + 1);
+  return {tag: el.tagName.toLowerCase(), text: (el.getAttribute("aria-label") || el.textContent || "")
+            .trim().replace(/\\s+/g, " ").slice(0, 40), html: el.outerHTML.slice(0, 120),
+          ring, opacity, width: r.width, height: r.height};
+}"""
+
+
+@pytest.fixture
+def keyboard_page(browser, site_url):
+    context = mode_context(browser, site_url, "light", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield context, page
+    context.close()
+
+
+def test_keyboard_walk_reaches_every_control_with_a_visible_focus_ring(keyboard_page):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    page.evaluate("document.fonts.ready")
+    reached, problems = [], []
+    for _ in range(800):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused is None:
+            continue
+        if focused["html"] in (r["html"] for r in reached[:1]) and len(reached) > 5:
+            break  # back at the first control: the walk went round the page
+        reached.append(focused)
+        if not focused["ring"]:
+            problems.append(f"no visible focus ring: {focused['html']}")
+        if focused["opacity"] < 0.5 or focused["width"] < 4 or focused["height"] < 4:
+            problems.append(f"focused but invisible (opacity {focused['opacity']:.2f}, "
+                            f"{focused['width']:.0f}x{focused['height']:.0f}px): {focused['html']}")
+    assert len(reached) > 20, f"Tab reached only {len(reached)} elements"
+    for what, selector in CONTROLS.items():
+        total = page.locator(selector).count()
+        walked = page.locator(f"{selector}[data-kbd-walk]").count()
+        if total == 0:
+            problems.append(f"{what} ({selector}) is missing from {STEP_PAGE}")
+        elif walked == 0:
+            problems.append(f"Tab never reaches the {what} ({selector})")
+    assert not problems, f"{STEP_PAGE}:\n" + "\n".join(dict.fromkeys(problems))
+
+
+def focus_by_tab(page, selector: str, limit: int = 800):
+    """Press Tab until the first visible `selector` element has the focus."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => { const el = document.activeElement; "
+                         "return !!el && el.matches(s); }", selector):
+            return
+    pytest.fail(f"Tab never reaches {selector}")
+
+
+def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".theme-switch-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".theme-switch-container .dropdown-menu.show")
+    for _ in range(4):
+        if page.evaluate("document.activeElement.dataset.mode") == "dark":
+            break
+        page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.mode") == "dark"
+    page.keyboard.press("Space")
+    page.wait_for_selector('html[data-theme="dark"]', state="attached")
+
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".dropdown-download-buttons > button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".dropdown-download-buttons .dropdown-menu.show")
+    page.keyboard.press("ArrowDown")
+    href = page.evaluate("document.activeElement.getAttribute('href')")
+    assert href and href.endswith((".md", ".ipynb", ".zip", ".py")), href
+    page.keyboard.press("Escape")
+    assert not page.locator(".dropdown-download-buttons .dropdown-menu.show").count()
+
+
+def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, site_url):
+    context, page = keyboard_page
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, "nav.bd-links summary")
+    is_open = "document.activeElement.parentElement.open"
+    before = page.evaluate(is_open)
+    page.keyboard.press("Space")
+    assert page.evaluate(is_open) is not before
+    page.keyboard.press("Enter")
+    assert page.evaluate(is_open) is before
+
+    focus_by_tab(page, "button.copybtn")
+    page.keyboard.press("Enter")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    first = (ROOT / "snippets" / "vmap").glob("*.py")
+    assert copied.strip() and any(copied.rstrip() == p.read_text(encoding="utf-8").rstrip()
+                                  for p in first), copied[:200]
+
+
+def test_keyboard_searches(keyboard_page, site_url):
+    context, page = keyboard_page
+    page.goto(STEP_PAGE)
+    focus_by_tab(page, ".search-button__button")
+    page.keyboard.press("Enter")
+    field = page.locator("#pst-search-dialog input[name=q]")
+    field.wait_for(state="visible")
+    assert page.evaluate("document.activeElement.name") == "q"
+    page.keyboard.type("vmap")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search.html?q=vmap")
+    page.wait_for_selector("#search-results ul.search li a")
+    focus_by_tab(page, "#search-results ul.search li a")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert "search.html" not in page.url
