@@ -16,4 +16,11 @@ with jax.set_mesh(mesh):  # the mesh for every bare PartitionSpec below
 
     c = matmul_rows(a, b)
     print("c:", jax.typeof(c), "| equals 32:", bool(jnp.all(c == 32)))
-    print("reshard to copies:", jax.typeof(jax.reshard(c, P())))
+
+    @jax.jit
+    def replicate(c):
+        """c: (n, m) -> (n, m), a full copy on every device."""
+        return jax.reshard(c, P())
+
+    print("reshard outside jit:", jax.typeof(jax.reshard(c, P())))
+    print("reshard inside jit: ", jax.typeof(replicate(c)))
