@@ -21,7 +21,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, runtime
+from jaxbook import ROOT, book_root, nbadapter, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
 
@@ -206,6 +206,7 @@ def on_config_inited(app, config) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     runtime.configure()
+    nbadapter.install()  # each execute request names its snippet file
 
 
 def setup(app):
