@@ -137,9 +137,11 @@ def install(shell) -> None:
             shown.append(trimmed + "\n")
             shell._showtraceback(type(error), error, [trimmed])
         text = outputs.normalise("".join(shown))
+        problem = None
         if write:
             state = "written" if outputs.write_expected(path, text) else "same"
-            problem = None
+        elif os.environ.get("JAXBOOK_EXPECTED_OUTPUTS", "1") == "0":
+            state = None  # a throwaway test book that does not check outputs
         else:
             expected = outputs.read_expected(path)
             problem = outputs.difference(name, expected, text)

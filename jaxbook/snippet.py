@@ -252,7 +252,7 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
                     lines = [f.lineno for f in traceback.extract_stack() if f.filename == name]
                     seen.append((warnings.WarningMessage(message, category, filename, lineno),
                                  lines[-1] if lines else "?"))
-                show(message, category, filename, lineno, file, line)
+                show(message, category, scrub(filename), lineno, file, line)  # no machine path
 
             warnings.showwarning = record
             for category in DEPRECATIONS:  # every occurrence, whatever ran before in this process
