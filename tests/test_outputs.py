@@ -265,3 +265,45 @@ def test_record_matches_only_the_files_it_was_made_from(tmp_path):
     stale["execution_key"] = "jax==0.0.0"
     path.write_text(json.dumps(stale))
     assert records.matching(snippet, tmp_path) is None
+
+
+# --- make upgrade ---------------------------------------------------------------------------------
+
+
+def test_upgrade_pins_jax_and_jaxlib_only():
+    from jaxbook.upgrade import pin
+
+    text = "# deps\njax==0.12.0.1\njaxlib==0.12.0.1\noptax\njaxtyping==1.0\n"
+    assert pin(text, "0.11.2") == "# deps\njax==0.11.2\njaxlib==0.11.2\noptax\njaxtyping==1.0\n"
+    assert pin(text, None) == "# deps\njax\njaxlib\noptax\njaxtyping==1.0\n"
+
+
+def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
+    from jaxbook.upgrade import summarise
+
+    page = tmp_path / "guide" / "demo.md"
+    page.parent.mkdir()
+    names = ["same", "changed", "now_raises", "stops", "warns"]
+    page.write_text("# demo\n" + "".join(
+        f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names))
+    before = {}
+    for name in names:
+        path = tmp_path / "snippets" / "demo" / f"{name}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("# raises: KeyError\n" if name == "stops" else "x = 1\n")
+        outputs.write_expected(path, "new\n" if name == "changed" else "old\n")
+        before[f"snippets/demo/{name}.py"] = "old\n"
+        records.write(path, tmp_path, output="old\n",
+                      declared="KeyError" if name == "stops" else None,
+                      raised="ValueError" if name == "now_raises" else None,
+                      warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
+                      contract=None if name == "same" else "broken")
+    (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key",
+                                                      "outputs": before}))
+    summary = summarise(tmp_path, tmp_path, {})
+    assert "guide/demo.md: 4 of 5 snippets differ" in summary
+    assert "snippets/demo/changed.py: output changed" in summary
+    assert "snippets/demo/now_raises.py: now raises ValueError" in summary
+    assert "snippets/demo/stops.py: stops raising KeyError" in summary
+    assert "snippets/demo/warns.py: warns DeprecationWarning: gone soon" in summary
+    assert "snippets/demo/same.py" not in summary
