@@ -5,7 +5,7 @@ VENV := .venv/.installed
 # axe-core for the accessibility tests, pinned with its integrity hash in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check bench lock
+.PHONY: html test serve clean page check bench lock outputs upgrade
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -24,6 +24,18 @@ serve: $(VENV)
 page: $(VENV)
 	@test -n "$(PAGE)" || { echo "usage: make page PAGE=guide/grad.md" >&2; exit 2; }
 	$(PY) -m jaxbook.build $(PAGE)
+
+# Rewrite expected outputs (snippets/**/*.out) from a real run in the book's kernel:
+# make outputs | make outputs PAGE=guide/jit.md | make outputs SNIPPET=snippets/jit/jit_basic.py
+outputs: $(VENV)
+	$(PY) -m jaxbook.outputs $(if $(PAGE),--page $(PAGE)) $(if $(SNIPPET),--snippet $(SNIPPET))
+
+# Upgrade JAX and everything else (or pin: make upgrade JAX=0.11.2): new lock, new .venv,
+# rewritten expected outputs and a per-page summary. Review with git diff.
+upgrade: $(VENV)
+	$(PY) -m jaxbook.upgrade lock $(if $(JAX),--jax $(JAX))
+	@bash tools/bootstrap.sh
+	$(PY) -m jaxbook.upgrade outputs
 
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)

@@ -6,6 +6,11 @@
 - :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets at build time.
 - :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
 - :mod:`jaxbook.sphinxext` -- the Sphinx extension that ties it together.
+- :mod:`jaxbook.outputs`  -- expected outputs (``snippets/**/*.out``): normaliser, diff, ``make outputs``.
+- :mod:`jaxbook.records`  -- build records of executed snippets, reused by the tests.
+- :mod:`jaxbook.pages`    -- the rule from a snippet to its page, and a page's snippets.
+- :mod:`jaxbook.nbadapter` -- the one use of MyST-NB/nbclient internals: each cell's snippet path.
+- :mod:`jaxbook.upgrade`  -- ``make upgrade``: new lock, new outputs, per-page summary.
 """
 from pathlib import Path
 

@@ -32,12 +32,12 @@ def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) 
 
 def page_command(pages: list[str]) -> list[str]:
     """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
-    checked."""
+    checked; any other warning (a failed snippet, an output that differs) fails it."""
     out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
-    return [sys.executable, "-m", "sphinx", "--keep-going", *jobs(), "-b", "html",
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html",
             "-d", str(out / ".doctrees"),
             "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
-            "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded",
+            "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable",
             str(ROOT), str(out)]
 
 

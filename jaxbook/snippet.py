@@ -11,6 +11,15 @@ an error declares it in comment lines at the top of the file, before any code::
 must be found (``re.search``) in the exception message. The snippet must raise exactly that class
 (not a subclass); a snippet without a declaration must raise nothing.
 
+A snippet that shows a deprecation on purpose declares the warning the same way::
+
+    # warns: DeprecationWarning
+    # warns-match: global_norm
+
+Any other ``DeprecationWarning`` or ``FutureWarning`` raised while a snippet runs, from JAX, Optax,
+NumPy or the project's own code, breaks the contract: the site never teaches a deprecated call
+without saying so.
+
 :func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
 declared error (for display) or raises :class:`SnippetError` with a message that names the file.
 """
@@ -23,12 +32,13 @@ import re
 import signal
 import sys
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from jaxbook import ROOT, book_root
 
-DECLARATION = re.compile(r"^#\s*(raises|match)\s*:(.*)$")
+DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match)\s*:(.*)$")
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
 JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
 CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -79,15 +89,10 @@ def display_path(path: Path | str) -> str:
         return path.as_posix()
 
 
-def parse_declaration(source: str, name: str) -> Declaration | None:
-    """Read the ``# raises:`` / ``# match:`` header of ``source``.
-
-    Raises :class:`SnippetError` naming ``name`` and the line for a malformed declaration.
-    Only the leading comment block counts; a ``# raises:`` comment after code is an error too,
-    so a misplaced declaration can never be silently ignored.
-    """
-    raises = match = None
-    raises_line = 0
+def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
+    """The declarations of ``source``: ``{key: (value, line)}`` for raises, match, warns and
+    warns-match, validated (placement, duplicates, class paths, patterns)."""
+    found_keys: dict[str, tuple[str, int]] = {}
     in_header = True
     for number, line in enumerate(source.splitlines(), start=1):
         stripped = line.strip()
@@ -98,36 +103,62 @@ def parse_declaration(source: str, name: str) -> Declaration | None:
             continue
         key, value = found.group(1), found.group(2).strip()
         where = f"{name}:{number}"
+        kind = "warning" if key.startswith("warns") else "error"
         if not in_header:
             raise SnippetError(
-                f"{where}: malformed error declaration: '# {key}:' must be in the comment block "
+                f"{where}: malformed {kind} declaration: '# {key}:' must be in the comment block "
                 "at the top of the file, before any code"
             )
-        if key == "raises":
-            if raises is not None:
-                raise SnippetError(f"{where}: malformed error declaration: a second '# raises:' line")
+        if key in found_keys:
+            raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
+        if key in ("raises", "warns"):
             if not CLASS_PATH.match(value):
+                example = "TypeError or jax.errors.KeyReuseError" if key == "raises" else \
+                    "DeprecationWarning or FutureWarning"
                 raise SnippetError(
-                    f"{where}: malformed error declaration: '# raises:' needs one exception "
-                    f"class such as TypeError or jax.errors.KeyReuseError, got {value!r}"
+                    f"{where}: malformed {kind} declaration: '# {key}:' needs one "
+                    f"{'exception' if key == 'raises' else 'warning'} class such as {example}, "
+                    f"got {value!r}"
                 )
-            raises, raises_line = value, number
         else:
-            if match is not None:
-                raise SnippetError(f"{where}: malformed error declaration: a second '# match:' line")
             if not value:
-                raise SnippetError(f"{where}: malformed error declaration: empty '# match:' pattern")
+                raise SnippetError(f"{where}: malformed {kind} declaration: empty '# {key}:' pattern")
             try:
                 re.compile(value)
             except re.error as exc:
                 raise SnippetError(
-                    f"{where}: malformed error declaration: '# match:' is not a valid "
+                    f"{where}: malformed {kind} declaration: '# {key}:' is not a valid "
                     f"regular expression ({exc})"
                 ) from None
-            match = value
-    if match is not None and raises is None:
-        raise SnippetError(f"{name}: malformed error declaration: '# match:' without '# raises:'")
-    return Declaration(raises, match, raises_line) if raises else None
+        found_keys[key] = (value, number)
+    for pattern, owner, kind in (("match", "raises", "error"), ("warns-match", "warns", "warning")):
+        if pattern in found_keys and owner not in found_keys:
+            raise SnippetError(
+                f"{name}: malformed {kind} declaration: '# {pattern}:' without '# {owner}:'")
+    return found_keys
+
+
+def parse_declaration(source: str, name: str) -> Declaration | None:
+    """Read the ``# raises:`` / ``# match:`` header of ``source``.
+
+    Raises :class:`SnippetError` naming ``name`` and the line for a malformed declaration.
+    Only the leading comment block counts; a ``# raises:`` comment after code is an error too,
+    so a misplaced declaration can never be silently ignored.
+    """
+    header = _header(source, name)
+    if "raises" not in header:
+        return None
+    raises, line = header["raises"]
+    return Declaration(raises, header.get("match", (None, 0))[0], line)
+
+
+def parse_warning(source: str, name: str) -> Declaration | None:
+    """Read the ``# warns:`` / ``# warns-match:`` header of ``source`` (same rules as errors)."""
+    header = _header(source, name)
+    if "warns" not in header:
+        return None
+    warns, line = header["warns"]
+    return Declaration(warns, header.get("warns-match", (None, 0))[0], line)
 
 
 def is_project_file(filename: str) -> bool:
@@ -170,27 +201,63 @@ def _on_alarm(signum, frame):
     raise SnippetTimeout()
 
 
+#: Warnings that break the contract unless declared: the site never teaches a deprecated call.
+DEPRECATIONS = (DeprecationWarning, FutureWarning)
+#: Libraries whose deprecations count (besides the project's own files: snippets and helpers).
+WATCHED_LIBRARIES = ("jax", "jaxlib", "optax", "numpy")
+_LIBRARY_FILE = re.compile(r"[/\\]site-packages[/\\](%s)[/\\]" % "|".join(WATCHED_LIBRARIES))
+
+
+def _watched(filename: str) -> bool:
+    """True when a warning attributed to ``filename`` comes from a watched library or from
+    the project's own code (a snippet or a helper that called something deprecated)."""
+    return bool(_LIBRARY_FILE.search(filename)) or is_project_file(filename) \
+        or not filename.startswith(("/", "<"))
+
+
 def execute(source: str, path: Path | str, namespace: dict | None = None,
-            timeout: int | None = None) -> tuple[Declaration | None, BaseException | None]:
+            timeout: int | None = None,
+            observed: list[str] | None = None) -> tuple[Declaration | None, BaseException | None]:
     """Run ``source`` (the text of the snippet at ``path``) and enforce the contract.
 
     Returns ``(declaration, exception)``: the exception is the declared one that was raised,
     or ``None`` for a snippet that declares nothing. Raises :class:`SnippetError` otherwise.
     ``timeout`` (seconds) stops a runaway snippet with an error naming the line it was on.
+    Deprecation warnings (:data:`DEPRECATIONS`) are shown as usual and checked against the
+    ``# warns:`` declaration; each one seen is appended to ``observed`` as ``"Class: message"``.
     """
     name = display_path(path)
     declaration = parse_declaration(source, name)
+    warns = parse_warning(source, name)
     expected = declaration.resolve(name) if declaration else None
+    expected_warning = warns.resolve(name) if warns else None
+    if expected_warning is not None and not issubclass(expected_warning, Warning):
+        raise SnippetError(f"{name}:{warns.line}: malformed warning declaration: "
+                           f"'{warns.raises}' is not a warning class")
     code = compile(source, name, "exec")
     if namespace is None:
         namespace = {"__name__": "__main__", "__file__": str(path)}
     raised: BaseException | None = None
     old_handler = None
+    seen: list[tuple[warnings.WarningMessage, int | str]] = []
     if timeout:
         old_handler = signal.signal(signal.SIGALRM, _on_alarm)
         signal.alarm(timeout)
     try:
-        exec(code, namespace)
+        with warnings.catch_warnings():
+            show = warnings.showwarning
+
+            def record(message, category, filename, lineno, file=None, line=None):
+                if issubclass(category, DEPRECATIONS):
+                    lines = [f.lineno for f in traceback.extract_stack() if f.filename == name]
+                    seen.append((warnings.WarningMessage(message, category, filename, lineno),
+                                 lines[-1] if lines else "?"))
+                show(message, category, scrub(filename), lineno, file, line)  # no machine path
+
+            warnings.showwarning = record
+            for category in DEPRECATIONS:  # every occurrence, whatever ran before in this process
+                warnings.simplefilter("always", category)
+            exec(code, namespace)
     except SnippetTimeout as exc:
         raise SnippetError(f"{name}:{_last_line(exc, name)}: timed out after {timeout} s") from None
     except BaseException as exc:  # noqa: BLE001 - the contract covers every exception
@@ -199,6 +266,8 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
         if timeout:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old_handler)
+    if observed is not None:
+        observed.extend(f"{w.category.__name__}: {scrub(str(w.message))}" for w, _ in seen)
     where = f"{name}:{_last_line(raised, name)}" if raised else name
     if expected is None:
         if raised is not None:
@@ -207,21 +276,48 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
                 f"If the error is the point of the example, add '# raises: {_class_path(raised)}' "
                 "at the top of the file."
             ) from raised
-        return None, None
-    if raised is None:
+    elif raised is None:
         raise SnippetError(
             f"{name}:{declaration.line}: declares '# raises: {declaration.raises}' but raised nothing"
         )
-    if type(raised) is not expected:
+    elif type(raised) is not expected:
         raise SnippetError(
             f"{where}: declares '# raises: {declaration.raises}' but raised {_describe(raised)}"
         ) from raised
-    if declaration.match and not re.search(declaration.match, str(raised)):
+    elif declaration.match and not re.search(declaration.match, str(raised)):
         raise SnippetError(
             f"{where}: raised {declaration.raises} as declared, but its message does not match "
             f"'# match: {declaration.match}'. The message was: {scrub(str(raised))}"
         ) from raised
+    _check_warnings(seen, warns, expected_warning, name)
     return declaration, raised
+
+
+def _check_warnings(seen: list, warns: Declaration | None, expected: type | None,
+                    name: str) -> None:
+    """Enforce the ``# warns:`` part of the contract on the deprecations ``seen``."""
+    declared = []
+    for w, line in seen:
+        if expected is not None and w.category is expected and (
+                not warns.match or re.search(warns.match, str(w.message))):
+            declared.append(w)
+            continue
+        if not _watched(w.filename):
+            continue
+        raise SnippetError(
+            f"{name}:{line}: {_class_path_of(w.category)} while the snippet ran: "
+            f"{scrub(str(w.message)).strip()}. Replace the deprecated call; if showing the "
+            f"deprecation is the point, add '# warns: {_class_path_of(w.category)}' at the top "
+            "of the file."
+        )
+    if expected is not None and not declared:
+        pattern = f" matching '# warns-match: {warns.match}'" if warns.match else ""
+        raise SnippetError(f"{name}:{warns.line}: declares '# warns: {warns.raises}' but no "
+                           f"{warns.raises}{pattern} was raised")
+
+
+def _class_path_of(cls: type) -> str:
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _last_line(exc: BaseException, name: str) -> int | str:
@@ -273,7 +369,7 @@ def main_namespace(path: Path) -> dict:
 
 __all__ = [
     "Declaration", "SnippetError", "display_path", "execute", "main_namespace",
-    "parse_declaration", "restored_state", "scrub", "source_of", "trimmed_traceback",
+    "parse_declaration", "parse_warning", "restored_state", "scrub", "source_of", "trimmed_traceback",
 ]
 
 if sys.version_info < (3, 12):  # pragma: no cover - guarded by the Makefile too

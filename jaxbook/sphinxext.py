@@ -25,7 +25,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, runtime
+from jaxbook import ROOT, book_root, nbadapter, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
 
@@ -269,11 +269,16 @@ def on_config_inited(app, config) -> None:
     os.environ["JAXBOOK_ROOT"] = str(Path(app.srcdir).resolve())
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    # The kernel compares each snippet's output with its .out file unless a throwaway test book
+    # turns it off (tests/helpers.py); the book's conf.py never does.
+    os.environ["JAXBOOK_EXPECTED_OUTPUTS"] = "1" if config.jaxbook_expected_outputs else "0"
     runtime.configure()
+    nbadapter.install()  # each execute request names its snippet file
 
 
 def setup(app):
     app.add_config_value("jaxbook_execution_key", runtime.execution_key(), "env")
+    app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.connect("config-inited", on_config_inited)
     app.connect("source-read", on_source_read)
     app.connect("env-get-outdated", on_env_get_outdated)

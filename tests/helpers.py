@@ -28,16 +28,24 @@ class Build:
 class Book:
     """A throwaway book: the real conf.py and machinery, with pages and snippets of the test's own."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, outputs: bool = False):
+        """``outputs``: compare snippet outputs with their .out files, as the book does (off by
+        default, so a test's snippets need no expected outputs)."""
         self.root = root
         shutil.copy(ROOT / "conf.py", root / "conf.py")
+        if not outputs:
+            with open(root / "conf.py", "a", encoding="utf-8") as conf:
+                conf.write("\njaxbook_expected_outputs = False\n")
         shutil.copytree(ROOT / "_static", root / "_static")
         self.pages: list[str] = []
 
-    def snippet(self, name: str, source: str) -> Path:
+    def snippet(self, name: str, source: str, output: str | None = None) -> Path:
+        """Write snippets/<name>; ``output``: its expected output (<name>.out), if given."""
         path = self.root / "snippets" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+        if output is not None:
+            path.with_suffix(".out").write_text(output, encoding="utf-8")
         return path
 
     def page(self, docname: str, *snippets: str, body: str = "", top_matter: bool = True) -> Path:

@@ -1,4 +1,8 @@
-"""Every snippet of the book, discovered automatically, run in a fresh interpreter under its contract.
+"""Every snippet of the book, discovered automatically, run in the book's kernel under its
+contract, its output compared with the committed expected output (snippets/**/*.out).
+
+A test reuses the build's record of the snippet (jaxbook.records) when one matches the files
+on disk and this JAX; otherwise it runs the snippet in a fresh kernel.
 
 The test id is the snippet's path under snippets/, the name shown above its cell on the site:
     pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
@@ -6,12 +10,10 @@ The test id is the snippet's path under snippets/, the name shown above its cell
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
-from jaxbook import ROOT, runtime
+from jaxbook import ROOT, outputs, records
 from jaxbook.snippet import DECLARATION, parse_declaration, source_of
 
 SNIPPETS = ROOT / "snippets"
@@ -23,17 +25,62 @@ def discover():
                   if not p.name.startswith("_") and "__pycache__" not in p.parts)
 
 
+def outcome(path):
+    """What the book's kernel saw when it ran ``path``: the build's record when it describes the
+    files on disk and this JAX (jaxbook.records), else a fresh run in the kernel."""
+    record = records.matching(path, ROOT)
+    if record is None:
+        with outputs.Kernel(ROOT) as kernel:
+            kernel.run(path, write=False)
+        record = records.matching(path, ROOT)
+    assert record is not None, f"the kernel wrote no record for {path.relative_to(ROOT)}"
+    return record
+
+
 @pytest.mark.parametrize("path", discover(), ids=lambda p: p.relative_to(SNIPPETS).as_posix())
 def test_snippet(path):
-    result = subprocess.run([sys.executable, "-m", "jaxbook.run", str(path)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=runtime.SNIPPET_TIMEOUT + 60)
-    assert result.returncode == 0, result.stderr
+    """The contract holds (declared error raised, no undeclared deprecation), and the output
+    equals the committed expected output."""
+    name = path.relative_to(ROOT).as_posix()
+    record = outcome(path)
+    assert record["contract"] is None, record["contract"]
+    problem = outputs.difference(name, outputs.read_expected(path), record["output"])
+    assert problem is None, problem
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
-        # The declared error was raised and its trimmed traceback printed, with the error line.
-        name = re.escape(declaration.raises.rsplit(".", 1)[-1])
-        assert result.stderr.startswith("Traceback (most recent call last):"), result.stderr
-        assert re.search(rf"^([\w.]+\.)?{name}(:|$)", result.stderr, re.M), result.stderr
+        # The declared error was raised and its trimmed traceback is part of the output.
+        assert record["raised"] is not None
+        error = re.escape(declaration.raises.rsplit(".", 1)[-1])
+        assert "Traceback (most recent call last):" in record["output"]
+        assert re.search(rf"^([\w.]+\.)?{error}(:|$)", record["output"], re.M), record["output"]
+
+
+def test_snippets_give_the_same_output_twice():
+    """Determinism: a sample of snippets (timings, logs on stderr, warnings, a figure, a rich
+    table, threads of XLA) run twice in fresh kernels give identical normalised outputs."""
+    sample = [SNIPPETS / name for name in (
+        "jit/jit_basic.py", "jit/log_compiles.py", "jit/print_vs_debug_print.py",
+        "training/adamw.py", "sharding/visualize_rows.py", "profiling/async_dispatch.py")]
+    sample = [path for path in sample if path.is_file()]
+    assert len(sample) >= 4
+    runs = []
+    for _ in range(2):
+        with outputs.Kernel(ROOT) as kernel:
+            for path in sample:
+                kernel.run(path, write=False)
+        runs.append({path: records.matching(path, ROOT)["output"] for path in sample})
+    for path in sample:
+        assert runs[0][path] == runs[1][path], outputs.difference(
+            path.relative_to(ROOT).as_posix(), runs[0][path], runs[1][path])
+
+
+def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
+    missing = [p.relative_to(ROOT).as_posix() for p in discover()
+               if not outputs.expected_path(p).is_file()]
+    assert not missing, f"run `make outputs` for: {missing}"
+    stray = [p.relative_to(ROOT).as_posix() for p in SNIPPETS.rglob("*.out")
+             if not p.with_suffix(".py").is_file() or p.name.startswith("_")]
+    assert not stray, f"expected outputs without a snippet: {stray}"
 
 
 def test_discovery_finds_the_snippets():

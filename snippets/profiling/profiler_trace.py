@@ -24,7 +24,7 @@ with tempfile.TemporaryDirectory() as log_dir:
     for path in sorted(p for p in Path(log_dir).rglob("*") if p.is_file()):
         rel = path.relative_to(log_dir)  # plugins/profile/<time stamp>/<file>
         shown = Path(*rel.parts[:2], "<run>", rel.name.replace(host, "<host>"))
-        print(f"{str(shown):45s} {path.stat().st_size / 1024:4.0f} KB")
+        print(shown)  # sizes vary from run to run: the trace records timings
 
     trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
     events = json.loads(gzip.decompress(trace_file.read_bytes()))[

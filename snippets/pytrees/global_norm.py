@@ -21,4 +21,4 @@ grads = {
 flat = jnp.concatenate([leaf.ravel() for leaf in jax.tree.leaves(grads)])
 print("global norm:          ", global_norm(grads))
 print("norm of concatenation:", jnp.linalg.norm(flat))
-print("optax.global_norm:    ", optax.global_norm(grads))
+print("optax.tree.norm:      ", optax.tree.norm(grads))

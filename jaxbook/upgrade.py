@@ -1,0 +1,176 @@
+"""``make upgrade``: a JAX upgrade as one command and one reviewed diff.
+
+``make upgrade`` (newest versions) or ``make upgrade JAX=0.11.2`` (a given JAX and jaxlib) runs:
+
+1. ``python -m jaxbook.upgrade lock [--jax X]`` -- remembers every expected output, pins JAX and
+   jaxlib in ``requirements.in`` (to X, or to the newest the index serves) and re-resolves
+   ``requirements.in`` into ``requirements.lock`` with pip-tools, as ``make lock`` does;
+2. ``tools/bootstrap.sh`` -- rebuilds ``.venv`` from the new lock;
+3. ``python -m jaxbook.upgrade outputs`` -- runs every snippet in the book's kernel with the new
+   versions, rewrites the expected outputs, and prints a per-page summary: which snippets changed
+   output, and which now raise, stop raising, raise something else or warn.
+
+The reviewer then reads ``git diff`` (requirements and ``*.out`` files). Working files go to
+``_build/upgrade/`` (``JAXBOOK_UPGRADE_DIR`` to change it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from jaxbook import book_root
+
+JAX_PIN = re.compile(r"^(jax|jaxlib)\s*(==[^\s#]*)?\s*(#.*)?$")
+
+
+def work_dir(root: Path) -> Path:
+    path = Path(os.environ.get("JAXBOOK_UPGRADE_DIR", root / "_build" / "upgrade"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def pin(requirements_in: str, version: str | None) -> str:
+    """``requirements_in`` with the jax and jaxlib lines pinned to ``version`` (unpinned: None)."""
+    lines = []
+    for line in requirements_in.splitlines():
+        found = JAX_PIN.match(line.strip())
+        if found:
+            line = found.group(1) + (f"=={version}" if version else "")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def locked_version(lock: str, package: str) -> str:
+    found = re.search(rf"^{re.escape(package)}==(\S+)", lock, re.M)
+    if not found:
+        raise SystemExit(f"upgrade: {package} is not in the resolved lock")
+    return found.group(1)
+
+
+def _pip_compile(root: Path, work: Path, source: Path, output: Path) -> None:
+    """Resolve ``source`` into the hashed lock ``output`` with the options of ``make lock``.
+
+    pip-tools as ``make lock`` does; when ``uv`` is installed in the locker venv (``make upgrade``
+    installs it) its ``uv pip compile`` is used instead: it reads hashes from the index instead
+    of downloading every wheel of every platform to hash it (minutes instead of an hour here).
+    """
+    locker = root / "_build" / "locker"
+    if not (locker / "bin" / "pip-compile").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(locker)], check=True)
+        subprocess.run([str(locker / "bin" / "pip"), "install", "--quiet", "pip-tools", "uv"],
+                       check=True)
+    options = ["--upgrade", "--generate-hashes", "-o", str(output), str(source)]
+    if (locker / "bin" / "uv").exists():
+        command = [str(locker / "bin" / "uv"), "pip", "compile", "--quiet", *options]
+    else:
+        command = [str(locker / "bin" / "pip-compile"), "--quiet", "--strip-extras",
+                   "--allow-unsafe", *options]
+    subprocess.run(command, check=True, cwd=root)
+
+
+def snapshot(root: Path, work: Path) -> None:
+    """Remember every expected output and the current versions, for the summary."""
+    from jaxbook import outputs, pages, runtime
+
+    before = {}
+    for snippets in pages.selection(root, [], []).values():
+        for path in snippets:
+            before[path.relative_to(root).as_posix()] = outputs.read_expected(path)
+    state = {"execution_key": runtime.execution_key(), "outputs": before}
+    (work / "before.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+
+def lock(root: Path, version: str | None) -> None:
+    work = work_dir(root)
+    snapshot(root, work)
+    requirements = root / "requirements.in"
+    if version is None:  # the newest JAX the index serves, with everything else
+        probe = work / "requirements.in"
+        probe.write_text(pin(requirements.read_text(encoding="utf-8"), None), encoding="utf-8")
+        _pip_compile(root, work, probe, work / "newest.lock")
+        version = locked_version((work / "newest.lock").read_text(encoding="utf-8"), "jax")
+    requirements.write_text(pin(requirements.read_text(encoding="utf-8"), version), encoding="utf-8")
+    _pip_compile(root, work, Path("requirements.in"), Path("requirements.lock"))
+    print(f"upgrade: requirements.lock re-resolved with jax=={version}")
+
+
+def summarise(root: Path, work: Path, failures: dict[Path, str]) -> str:
+    """The per-page summary of what the upgrade changed (from the snapshot and the records)."""
+    from jaxbook import outputs, pages, records, runtime
+
+    state = json.loads((work / "before.json").read_text(encoding="utf-8"))
+    before = state["outputs"]
+    lines = [f"upgrade: {state['execution_key']}", f"     -> {runtime.execution_key()}", ""]
+    totals = {}
+    for page, snippets in pages.selection(root, [], []).items():
+        rows = []
+        for path in snippets:
+            name = path.relative_to(root).as_posix()
+            record = records.matching(path, root) or {}
+            declared, raised = record.get("declared"), record.get("raised")
+            notes = []
+            if path in failures and not record:
+                notes.append("failed to run: " + failures[path].splitlines()[0])
+            if outputs.read_expected(path) != before.get(name):
+                notes.append("output changed")
+            if raised and not declared:
+                notes.append(f"now raises {raised}")
+            elif declared and not raised and record:
+                notes.append(f"stops raising {declared}")
+            elif declared and raised and raised.rsplit(".", 1)[-1] != declared.rsplit(".", 1)[-1]:
+                notes.append(f"raises {raised} instead of {declared}")
+            for warning in record.get("warnings", []):
+                notes.append(f"warns {warning.splitlines()[0][:150]}")
+            if record.get("contract") and not any(n.startswith(("now", "stops", "raises", "warns"))
+                                                 for n in notes):
+                notes.append("breaks its contract: " + record["contract"].splitlines()[0][:150])
+            for note in notes:
+                key = note.split(":")[0] if note.startswith(("warns", "breaks", "failed")) \
+                    else " ".join(note.split()[:2])
+                totals[key] = totals.get(key, 0) + 1
+            if notes:
+                rows.append(f"  {name}: " + "; ".join(notes))
+        lines.append(f"{page}: " + (f"{len(rows)} of {len(snippets)} snippets differ"
+                                     if rows else f"no change ({len(snippets)} snippets)"))
+        lines += rows
+    lines += ["", "totals: " + (", ".join(f"{k} {v}" for k, v in sorted(totals.items())) or "none"),
+              "Review with: git diff -- requirements.in requirements.lock '*.out'"]
+    return "\n".join(lines) + "\n"
+
+
+def rerun(root: Path) -> int:
+    """Rewrite every expected output in this (new) environment and print the summary."""
+    from jaxbook import outputs, pages
+
+    work = work_dir(root)
+    failures: dict[Path, str] = {}
+    for page, snippets in pages.selection(root, [], []).items():
+        print(f"{page}: {len(snippets)} snippet(s)", flush=True)
+        failures.update(outputs.run_snippets(snippets, write=True, root=root))
+    text = summarise(root, work, failures)
+    (work / "summary.txt").write_text(text, encoding="utf-8")
+    print("\n" + text, end="")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxbook.upgrade", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    step = sub.add_parser("lock", help="snapshot outputs, pin JAX, re-resolve requirements.lock")
+    step.add_argument("--jax", help="JAX and jaxlib version (default: the newest)")
+    sub.add_parser("outputs", help="rewrite expected outputs and print the summary")
+    args = parser.parse_args(argv)
+    root = book_root()
+    if args.step == "lock":
+        lock(root, args.jax)
+        return 0
+    return rerun(root)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
