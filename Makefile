@@ -46,10 +46,11 @@ bench: $(VENV)
 	$(PY) tools/bench.py $(BENCH)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).
+# uv reads the hashes from the index (pip-tools downloads every wheel to hash it); pins already in
+# requirements.lock are kept unless requirements.in asks otherwise (make upgrade moves them).
 lock: $(VENV)
-	$(PY) -m venv _build/locker && _build/locker/bin/pip install --quiet pip-tools
-	_build/locker/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
-	  -o requirements.lock requirements.in
+	$(PY) -m venv _build/locker && _build/locker/bin/pip install --quiet -r tools/uv-requirements.txt
+	_build/locker/bin/uv pip compile --quiet --generate-hashes -o requirements.lock requirements.in
 
 clean:
 	rm -rf _build

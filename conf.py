@@ -1,4 +1,5 @@
 """Sphinx configuration of the executable JAX book. Build logic lives in jaxbook/sphinxext.py."""
+
 import os
 import sys
 from pathlib import Path
@@ -11,8 +12,15 @@ author = "The JAX book contributors"
 copyright = "2026, the JAX book contributors"
 
 extensions = [
-    "myst_nb", "sphinx_design", "sphinx_copybutton", "notfound.extension",
-    "jaxbook.sphinxext", "jaxbook.mathml", "jaxbook.a11y", "jaxbook.downloads", "jaxbook.seo",
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "notfound.extension",
+    "jaxbook.sphinxext",
+    "jaxbook.mathml",
+    "jaxbook.a11y",
+    "jaxbook.downloads",
+    "jaxbook.seo",
 ]
 include_patterns = ["index.md", "404.md", "guide/**.md", "docs/**.md", "practice/**.md"]
 exclude_patterns = ["_build", ".venv", "**/README.md"]

@@ -1,4 +1,5 @@
 """pytest set-up shared by tests/ and practice/: JAX is configured here, before any test imports it."""
+
 from __future__ import annotations
 
 import sys
@@ -12,9 +13,10 @@ sys.path.insert(0, str(ROOT))
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--impl", default="solution",
+        "--impl",
+        default="solution",
         help="practice problems: test the reference solution (default), the learner's starter, "
-             "a kept wrong solution such as wrong/no_bias_correction, or wrong: every one of them",
+        "a kept wrong solution such as wrong/no_bias_correction, or wrong: every one of them",
     )
 
 

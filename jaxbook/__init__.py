@@ -12,9 +12,9 @@
 - :mod:`jaxbook.nbadapter` -- the one use of MyST-NB/nbclient internals: each cell's snippet path.
 - :mod:`jaxbook.upgrade`  -- ``make upgrade``: new lock, new outputs, per-page summary.
 """
-from pathlib import Path
 
 import os
+from pathlib import Path
 
 #: The repository root (where this package lives).
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,6 +14,7 @@
   draw themselves (admonition, download and external-link icons). Every icon the reader saw
   before stays; each font shrinks from about 110 KB to a few KB.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,16 +30,20 @@ logger = logging.getLogger(__name__)
 # The <summary> that pydata-sphinx-theme puts after a section's link in the navigation.
 TOGGLE = re.compile(
     r'(?P<link><a class="(?:current )?reference internal" href="[^"]*">(?P<title>(?:(?!</a>).)*)</a>\s*'
-    r"<details[^>]*>\s*)<summary>", re.S)
+    r"<details[^>]*>\s*)<summary>",
+    re.S,
+)
 TAG = re.compile(r"<[^>]+>")
 
 
 def name_toggles(html: str) -> str:
     """Give every sidebar section toggle the name "Pages in <section title>"."""
+
     def label(match: re.Match) -> str:
         title = " ".join(unescape(TAG.sub("", match["title"])).split())
         quoted = title.replace("&", "&amp;").replace('"', "&quot;")
         return f'{match["link"]}<summary aria-label="Pages in {quoted}">'
+
     return TOGGLE.sub(label, html)
 
 
@@ -61,21 +66,33 @@ def on_doctree_read(app, doctree) -> None:
         alt = picture_alt(cell)
         for image in cell.findall(nodes.image):
             if not image.get("alt", "").strip():
-                logger.warning("a cell draws an image but has no alt text: add "
-                               ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
-                               location=cell, type="jaxbook", subtype="alt")
+                logger.warning(
+                    "a cell draws an image but has no alt text: add "
+                    ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
+                    location=cell,
+                    type="jaxbook",
+                    subtype="alt",
+                )
         for raw in list(cell.findall(nodes.raw)):
             if raw.get("format") != "html" or not RICH_PICTURE.search(raw.astext()):
                 continue
             if alt is None:
-                logger.warning("a cell draws a picture (a coloured map) but has no alt text: add "
-                               ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
-                               location=cell, type="jaxbook", subtype="alt")
+                logger.warning(
+                    "a cell draws a picture (a coloured map) but has no alt text: add "
+                    ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
+                    location=cell,
+                    type="jaxbook",
+                    subtype="alt",
+                )
                 continue
             quoted = escape(alt, quote=True)
-            raw.replace_self(nodes.raw("", f'<div class="jaxbook-picture" role="img" '
-                                           f'aria-label="{quoted}">{raw.astext()}</div>',
-                                       format="html"))
+            raw.replace_self(
+                nodes.raw(
+                    "",
+                    f'<div class="jaxbook-picture" role="img" aria-label="{quoted}">{raw.astext()}</div>',
+                    format="html",
+                )
+            )
 
 
 # MyST-NB's toggle of a hidden cell output is labelled "Toggle hidden content", which does not
@@ -116,8 +133,11 @@ def css_characters(value: str) -> str:
 
 def used_glyphs(outdir: Path, css: str) -> set[int]:
     """Code points of every icon the built pages show."""
-    by_name = {name: css_characters(m["glyph"]) for m in ICON_RULE.finditer(css)
-               for name in CLASS_NAME.findall(m["selectors"])}
+    by_name = {
+        name: css_characters(m["glyph"])
+        for m in ICON_RULE.finditer(css)
+        for name in CLASS_NAME.findall(m["selectors"])
+    }
     glyphs = {ch for m in CSS_GLYPH.finditer(css) for ch in css_characters(m["glyph"])}
     for page in outdir.rglob("*.html"):
         if page.relative_to(outdir).parts[0] == "_static":
@@ -142,8 +162,15 @@ def subset_icon_fonts(app, exception) -> None:
     glyphs = used_glyphs(Path(app.outdir), stylesheet.read_text(encoding="utf-8"))
     import pydata_sphinx_theme
 
-    theme_fonts = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
-                   / "static" / "vendor" / "fontawesome" / "webfonts")
+    theme_fonts = (
+        Path(pydata_sphinx_theme.__file__).parent
+        / "theme"
+        / "pydata_sphinx_theme"
+        / "static"
+        / "vendor"
+        / "fontawesome"
+        / "webfonts"
+    )
     for font_path in fonts:
         original = theme_fonts / font_path.name
         source = original if original.is_file() else font_path
@@ -199,7 +226,7 @@ def statements(css: str, start: int, end: int) -> list[tuple[str, tuple[int, int
             parens += {"(": 1, ")": -1}.get(css[j], 0)
             j = skip(css, j)
         if j >= end or css[j] == ";":
-            found.append((css[i:j + 1], None, i, min(j + 1, end)))
+            found.append((css[i : j + 1], None, i, min(j + 1, end)))
             i = j + 1
             continue
         k, depth = j + 1, 1
@@ -237,8 +264,10 @@ def outside_parentheses(selector: str) -> str:
 def alive(selector: str, words: set[str]) -> bool:
     """False when the selector needs a class that no page or script has."""
     selector = COMMENT.sub("", selector)  # "/* Name.Function */ .nf" names no class Function
-    return all(name in words or name.startswith(SAFE_PREFIXES)
-               for name in CLASS.findall(outside_parentheses(selector)))
+    return all(
+        name in words or name.startswith(SAFE_PREFIXES)
+        for name in CLASS.findall(outside_parentheses(selector))
+    )
 
 
 def purge(css: str, words: set[str], start: int = 0, end: int | None = None) -> str:
@@ -256,7 +285,7 @@ def purge(css: str, words: set[str], start: int = 0, end: int | None = None) -> 
         else:
             selectors = [s for s in split_selectors(prelude) if alive(s, words)]
             if selectors:
-                kept.append(",".join(selectors) + css[body[0] - 1:stop])
+                kept.append(",".join(selectors) + css[body[0] - 1 : stop])
     return "".join(kept)
 
 

@@ -6,6 +6,7 @@ any Sphinx warning fails it (``-W --keep-going``, so all problems are reported a
 Both read pages in parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` reads them one
 after another): each process executes its pages in one warm kernel (:mod:`jaxbook.provisioner`).
 """
+
 from __future__ import annotations
 
 import os
@@ -26,19 +27,45 @@ def jobs() -> list[str]:
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
     """The sphinx-build command line of the strict build of the book at ``source``."""
     build = build or source / BUILD
-    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html",
-            "-d", str(build / "doctrees"), *extra, str(source), str(build / "html")]
+    return [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        *jobs(),
+        "-b",
+        "html",
+        "-d",
+        str(build / "doctrees"),
+        *extra,
+        str(source),
+        str(build / "html"),
+    ]
 
 
 def page_command(pages: list[str]) -> list[str]:
     """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
     checked; any other warning (a failed snippet, an output that differs) fails it."""
     out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
-    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html",
-            "-d", str(out / ".doctrees"),
-            "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
-            "-D", "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable",
-            str(ROOT), str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        *jobs(),
+        "-b",
+        "html",
+        "-d",
+        str(out / ".doctrees"),
+        "-D",
+        "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
+        "-D",
+        "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable",
+        str(ROOT),
+        str(out),
+    ]
 
 
 def main(argv: list[str]) -> int:

@@ -10,6 +10,7 @@ The problem is named exactly, never by a pattern: ``adamw-from-scratch``, ``adam
 ``optimizers/adamw-from-scratch``, ``AdamW-From-Scratch``, ``adamw_from_scratch.md`` and
 ``adamw_from_scratch/`` all name the same problem.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,7 +45,8 @@ def find_problem(name: str, practice: Path = PRACTICE) -> Path:
     """The folder of the problem called ``name``; raises ProblemNameError."""
     if PATTERN_CHARS.search(name):
         raise ProblemNameError(
-            f"PROBLEM={name!r} is a pattern; name one problem exactly, e.g. adamw-from-scratch")
+            f"PROBLEM={name!r} is a pattern; name one problem exactly, e.g. adamw-from-scratch"
+        )
     parts = [slug(p) for p in name.strip().removesuffix("/").removesuffix(".md").split("/") if p]
     if parts[:1] == ["practice"]:
         parts = parts[1:]
@@ -71,9 +73,10 @@ def import_error(folder: Path, which: str) -> str | None:
     except Exception as error:  # anything the attempt's module-level code raises
         frames = traceback.extract_tb(error.__traceback__)
         ours = [i for i, frame in enumerate(frames) if Path(frame.filename) == path]
-        shown = traceback.format_list(frames[ours[0]:]) if ours else []
-        return "".join(["Traceback (most recent call last):\n", *shown] if shown else []) + \
-            "".join(traceback.format_exception_only(error))
+        shown = traceback.format_list(frames[ours[0] :]) if ours else []
+        return "".join(["Traceback (most recent call last):\n", *shown] if shown else []) + "".join(
+            traceback.format_exception_only(error)
+        )
     return None
 
 
@@ -97,10 +100,22 @@ def main(argv=None) -> int:
         print(f"ERROR  {shown}: fix the error above, then run the check again")
         return 1
     summary = Summary()
-    code = pytest.main([str(folder), f"--impl={args.impl}", "-q", "--tb=short", "-n", "0",
-                        "-p", "no:cacheprovider", "--import-mode=importlib",
-                        "--rootdir", str(args.practice.parent)],
-                       plugins=[summary])
+    code = pytest.main(
+        [
+            str(folder),
+            f"--impl={args.impl}",
+            "-q",
+            "--tb=short",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "--import-mode=importlib",
+            "--rootdir",
+            str(args.practice.parent),
+        ],
+        plugins=[summary],
+    )
     report(summary, int(code), str(shown))
     return int(code) or (1 if summary.collect_errors else 0)
 

@@ -4,6 +4,7 @@ The build notes these files as Sphinx dependencies of the page, so editing a sni
 module it imports (directly or through another helper) re-executes exactly the pages that use it.
 Imports are read statically (``ast``), so nothing is executed in the Sphinx process.
 """
+
 from __future__ import annotations
 
 import ast

@@ -28,6 +28,7 @@ With ``nb_merge_streams``, MyST-NB merges a cell's printed output into the first
 in place but keeps the later ones in the notebook it writes, so they would appear twice; the copy
 drops them, and the notebook shows what the page shows.
 """
+
 from __future__ import annotations
 
 import ast
@@ -63,9 +64,11 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     context["ipynb_source"] = f"{pagename}.ipynb"
     if "body" in context:
         href = context["pathto"](f"_sources/{pagename}.ipynb", 1)
-        line = (f'<p class="jaxbook-download">Run this page yourself: download '
-                f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
-                f'{re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(requirements_sentence(reader)))}</p>\n')
+        line = (
+            f'<p class="jaxbook-download">Run this page yourself: download '
+            f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
+            f"{re.sub(r'`([^`]+)`', r'<code>\1</code>', escape(requirements_sentence(reader)))}</p>\n"
+        )
         body = context["body"]
         end = body.find("</h1>")
         end = 0 if end == -1 else end + len("</h1>")
@@ -73,6 +76,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 # -- the reader's notebook ------------------------------------------------------------------------
+
 
 def reader_notebook(notebook: dict, page: Path, root: Path, merge_streams: bool = True) -> dict:
     """The executed ``notebook`` of ``page`` as a notebook that runs outside the repository."""
@@ -134,25 +138,34 @@ def markdown(text: str) -> dict:
 
 
 def code(text: str, role: str, **metadata) -> dict:
-    return {"cell_type": "code", "execution_count": None, "outputs": [],
-            "metadata": {"jaxbook": {"role": role}, **metadata}, "source": text.strip("\n")}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "outputs": [],
+        "metadata": {"jaxbook": {"role": role}, **metadata},
+        "source": text.strip("\n"),
+    }
 
 
 def setup_cells(cells: list[dict]) -> list[dict]:
     """The requirements sentence and the device set-up, run before ``import jax``."""
     env = "".join(f"    {json.dumps(k)}: {json.dumps(v)},\n" for k, v in runtime.JAX_ENV.items())
-    setup = (f"import os\nimport sys\n\nsettings = {{\n{env}}}\n"
-             "changed = any(os.environ.get(k) != v for k, v in settings.items())\n"
-             'if "jax" in sys.modules and changed:\n'
-             '    raise RuntimeError("JAX is already imported: restart the kernel, "\n'
-             '                       "then run this cell first")\n'
-             "os.environ.update(settings)")
-    text = (f"{requirements_sentence({'cells': cells})}\n\n"
-            f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
-            "devices, as the book does when it is built, so the sharding examples run on a "
-            "laptop. It must run before JAX is imported. On a machine with several GPUs or "
-            "TPUs, delete it to use the real devices (cells that assume "
-            f"{runtime.DEVICE_COUNT} devices then need your device count).")
+    setup = (
+        f"import os\nimport sys\n\nsettings = {{\n{env}}}\n"
+        "changed = any(os.environ.get(k) != v for k, v in settings.items())\n"
+        'if "jax" in sys.modules and changed:\n'
+        '    raise RuntimeError("JAX is already imported: restart the kernel, "\n'
+        '                       "then run this cell first")\n'
+        "os.environ.update(settings)"
+    )
+    text = (
+        f"{requirements_sentence({'cells': cells})}\n\n"
+        f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
+        "devices, as the book does when it is built, so the sharding examples run on a "
+        "laptop. It must run before JAX is imported. On a machine with several GPUs or "
+        "TPUs, delete it to use the real devices (cells that assume "
+        f"{runtime.DEVICE_COUNT} devices then need your device count)."
+    )
     return [markdown(text), code(setup, "setup")]
 
 
@@ -167,8 +180,10 @@ def requirements_sentence(notebook: dict) -> str:
     packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
     packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
     listed = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
-    return (f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
-            f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell.")
+    return (
+        f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
+        f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell."
+    )
 
 
 def top_level_imports(text: str) -> set[str]:
@@ -212,15 +227,18 @@ def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
         needed += project_dependencies(test, root)
     files = [p for p in dict.fromkeys(needed) if p not in written]
     rel = problem.relative_to(root).as_posix()
-    intro = ("## Run the tests\n\nThe cells below write the problem's tests and "
-             f"run them against `{problem.name}.py`, the file the code cell under *What to "
-             "implement* writes. Edit that cell, run it, then run the last cell again. It prints "
-             "one line per test and a verdict, as `make check` does in the repository.")
+    intro = (
+        "## Run the tests\n\nThe cells below write the problem's tests and "
+        f"run them against `{problem.name}.py`, the file the code cell under *What to "
+        "implement* writes. Edit that cell, run it, then run the last cell again. It prints "
+        "one line per test and a verdict, as `make check` does in the repository."
+    )
     run = f'from practice._check import check\n\ncheck("{problem.name}.py", "{rel}")'
     return [markdown(intro), *helper_cells(files, root, "check"), code(run, "check")]
 
 
 # -- Markdown: MyST directives to what Jupyter renders --------------------------------------------
+
 
 def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
     """The Markdown of a page cell for Jupyter; the practice starter becomes its own code cell."""
@@ -236,9 +254,12 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         j = i + 1
         while j < len(lines) and lines[j].strip() != fence:
             j += 1
-        body = lines[i + 1:j]
-        options = {m.group(1): m.group(2).strip() for m in
-                   (re.match(r"^:([\w-]+):\s*(.*)$", b.strip()) for b in body) if m}
+        body = lines[i + 1 : j]
+        options = {
+            m.group(1): m.group(2).strip()
+            for m in (re.match(r"^:([\w-]+):\s*(.*)$", b.strip()) for b in body)
+            if m
+        }
         content = [b for b in body if not re.match(r"^:[\w-]+:", b.strip())]
         i = j + 1
         if name == "literalinclude":
@@ -257,13 +278,16 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         elif name == "toctree":
             continue
         else:
-            out += lines[i - len(body) - 2:i]
+            out += lines[i - len(body) - 2 : i]
     text = "\n".join(out)
     if problem is not None:
-        text = re.sub(r"Edit `practice/[^`]*starter\.py`.*?```bash\nmake check[^\n]*\n```",
-                      "Edit the code cell under *What to implement*, run it, then run the last "
-                      "cell of this notebook: it runs these tests against your code.",
-                      text, flags=re.S)
+        text = re.sub(
+            r"Edit `practice/[^`]*starter\.py`.*?```bash\nmake check[^\n]*\n```",
+            "Edit the code cell under *What to implement*, run it, then run the last "
+            "cell of this notebook: it runs these tests against your code.",
+            text,
+            flags=re.S,
+        )
     cells.append(markdown(text))
     return [c for c in cells if c["cell_type"] == "code" or c["source"].strip()]
 

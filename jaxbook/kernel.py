@@ -21,6 +21,7 @@ The Sphinx extension points Jupyter at ``jaxbook/kernels`` so that notebooks ask
 kernel between the pages of one build process: at the end of a page, :class:`BookKernel` answers
 the shutdown request by resetting what a page can leave behind (:func:`new_page`) instead of exiting.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -101,7 +102,8 @@ def install(shell) -> None:
         if "snippet" not in meta:
             raise snippet.SnippetError(
                 "a cell reached the book's kernel without its snippet file: the execute request "
-                "must carry {'jaxbook': {'snippet': path}} in its metadata (jaxbook.nbadapter)")
+                "must carry {'jaxbook': {'snippet': path}} in its metadata (jaxbook.nbadapter)"
+            )
         path = Path(meta["snippet"])
         name = snippet.display_path(path)
         source = snippet.source_of(path)
@@ -133,17 +135,20 @@ def install(shell) -> None:
         if hooks:
             shell.display_pub.register_hook(on_display)
         try:
-            with contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee), \
-                    snippet.restored_state():
+            with contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee), snippet.restored_state():
                 declaration, error = snippet.execute(
-                    source, path, snippet.main_namespace(path.resolve()),
-                    timeout=runtime.SNIPPET_TIMEOUT, observed=seen)
+                    source,
+                    path,
+                    snippet.main_namespace(path.resolve()),
+                    timeout=runtime.SNIPPET_TIMEOUT,
+                    observed=seen,
+                )
         except snippet.SnippetError as exc:
             cause = exc.__cause__
-            fields.update(raised=snippet._class_path(cause) if cause else None,
-                          contract=str(exc))
-            records.write(path, root, **fields, warnings=seen,
-                          output=outputs.normalise("".join(shown)), expected=None)
+            fields.update(raised=snippet._class_path(cause) if cause else None, contract=str(exc))
+            records.write(
+                path, root, **fields, warnings=seen, output=outputs.normalise("".join(shown)), expected=None
+            )
             raise
         finally:
             tee.flush()
@@ -172,7 +177,11 @@ def install(shell) -> None:
     def show_snippet_error(shell_, etype, value, tb, tb_offset=None):
         text = f"{etype.__name__}: {value}"
         if value.__cause__ is not None:
-            text = "".join(snippet.trimmed_traceback(value.__cause__)) + "\nThe above broke the snippet contract:\n" + text
+            text = (
+                "".join(snippet.trimmed_traceback(value.__cause__))
+                + "\nThe above broke the snippet contract:\n"
+                + text
+            )
         shell_._showtraceback(etype, value, [text])  # IPython 9 leaves displaying to the handler
         return [text]
 
@@ -186,8 +195,13 @@ def install(shell) -> None:
     shell.events.register("pre_execute", lambda: _busy.add(True))
     shell.events.register("post_execute", _busy.clear)
     _baseline.update(
-        modules=set(sys.modules), environ=dict(os.environ), path=list(sys.path), cwd=os.getcwd(),
-        warnings=list(warnings.filters), user_ns=set(shell.user_ns))
+        modules=set(sys.modules),
+        environ=dict(os.environ),
+        path=list(sys.path),
+        cwd=os.getcwd(),
+        warnings=list(warnings.filters),
+        user_ns=set(shell.user_ns),
+    )
 
 
 _baseline: dict = {}
@@ -212,8 +226,11 @@ def new_page(shell) -> None:
     root = book_root()
     for name in list(sys.modules):
         top = name.partition(".")[0]
-        if name not in _baseline["modules"] and top != "jaxbook" and (
-                (root / top).is_dir() or (root / f"{top}.py").is_file()):
+        if (
+            name not in _baseline["modules"]
+            and top != "jaxbook"
+            and ((root / top).is_dir() or (root / f"{top}.py").is_file())
+        ):
             del sys.modules[name]
     jax.clear_caches()
     if "matplotlib" in sys.modules:
@@ -242,8 +259,11 @@ def kernel_class():
 
     class BookKernel(IPythonKernel):
         async def shutdown_request(self, stream, ident, parent):
-            keep = (os.environ.get("JAXBOOK_KERNEL_REUSE") == "1"
-                    and not parent["content"].get("restart") and not _busy)
+            keep = (
+                os.environ.get("JAXBOOK_KERNEL_REUSE") == "1"
+                and not parent["content"].get("restart")
+                and not _busy
+            )
             if keep:
                 try:
                     new_page(self.shell)

@@ -7,6 +7,7 @@ that do not speak MathML) and inherits the page's text colour, so formulas follo
 A formula that latex2mathml cannot convert is a build warning (an error under ``-W``) naming the
 page and line.
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -24,8 +25,14 @@ def to_mathml(latex: str, display: str, node) -> str:
     try:
         markup = convert(latex, display=display)
     except Exception as error:  # latex2mathml raises several exception types
-        logger.warning("math %r cannot be converted to MathML: %s", latex, error,
-                       location=node, type="jaxbook", subtype="math")
+        logger.warning(
+            "math %r cannot be converted to MathML: %s",
+            latex,
+            error,
+            location=node,
+            type="jaxbook",
+            subtype="math",
+        )
         return f"<code>{escape(latex)}</code>"
     # The LaTeX source as the formula's text alternative (MathML's alttext attribute).
     return markup.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)

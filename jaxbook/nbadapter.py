@@ -12,6 +12,7 @@ client's ``Session.metadata``: "the default top-level metadata dict for each mes
 ``tests/test_nbadapter.py`` checks each of these assumptions and fails loudly when an upgrade
 changes one of them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -29,9 +30,11 @@ def snippet_metadata(cell, resources: dict) -> dict:
     if not load:
         return {}
     if not folder:
-        raise RuntimeError("jaxbook.nbadapter: nbclient gave no notebook folder "
-                           "(resources['metadata']['path']); cannot resolve ':load: "
-                           f"{load}'. Has an upgrade of MyST-NB or nbclient changed this?")
+        raise RuntimeError(
+            "jaxbook.nbadapter: nbclient gave no notebook folder "
+            "(resources['metadata']['path']); cannot resolve ':load: "
+            f"{load}'. Has an upgrade of MyST-NB or nbclient changed this?"
+        )
     return {METADATA_KEY: {"snippet": str((Path(folder) / load).resolve())}}
 
 

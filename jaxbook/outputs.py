@@ -24,6 +24,7 @@ machinery, fixed at its source rather than hidden here.
 snippets in this same kernel, through :func:`run_snippets`: every snippet, the snippets of one
 page (``--page guide/jit.md``) or one snippet (``--snippet snippets/jit/jit_basic.py``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,12 @@ _NUMBER = r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _TIME_UNIT = r"(?:ns|µs|us|ms|s|sec|seconds|min)"
 
 RULES: tuple[Rule, ...] = (
-    Rule("duration", re.compile(rf"(?<![\w.])[ \t]*{_NUMBER}[ \t]?{_TIME_UNIT}(?![\w])"),
-         " <duration>", "first call 88.1 ms"),
+    Rule(
+        "duration",
+        re.compile(rf"(?<![\w.])[ \t]*{_NUMBER}[ \t]?{_TIME_UNIT}(?![\w])"),
+        " <duration>",
+        "first call 88.1 ms",
+    ),
     Rule("address", re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<address>", "at 0x7f3a2c1b9e80"),
     Rule("temporary", re.compile(r"\btmp[a-z0-9_]{8}\b"), "<tmp>", "/tmp/tmpa1b2c3d4/ckpt"),
 )
@@ -84,8 +89,8 @@ def normalise(text: str) -> str:
     for rule in RULES:
         if rule.name == "duration":
             text = rule.pattern.sub(
-                lambda m: rule.replacement if m.group(0)[:1] in " \t" else rule.replacement.strip(),
-                text)
+                lambda m: rule.replacement if m.group(0)[:1] in " \t" else rule.replacement.strip(), text
+            )
         else:
             text = rule.pattern.sub(rule.replacement, text)
     text = _timing_tables(text)
@@ -109,16 +114,25 @@ def difference(name: str, expected: str | None, actual: str) -> str | None:
     it names the snippet, shows a unified diff and gives the command that accepts it."""
     out = Path(name).with_suffix(".out").as_posix()
     if expected is None:
-        return (f"{name}: no expected output: {out} does not exist. Run `{accept_command(name)}`, "
-                "read the new file, and commit it.")
+        return (
+            f"{name}: no expected output: {out} does not exist. Run `{accept_command(name)}`, "
+            "read the new file, and commit it."
+        )
     if expected == actual:
         return None
-    diff = "".join(difflib.unified_diff(
-        expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-        fromfile=f"{out} (expected)", tofile=f"{out} (this build)"))
-    return (f"{name}: output differs from {out}:\n{diff}"
-            f"If the new output is right, run `{accept_command(name)}`, read `git diff`, and "
-            "commit it.")
+    diff = "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            fromfile=f"{out} (expected)",
+            tofile=f"{out} (this build)",
+        )
+    )
+    return (
+        f"{name}: output differs from {out}:\n{diff}"
+        f"If the new output is right, run `{accept_command(name)}`, read `git diff`, and "
+        "commit it."
+    )
 
 
 def read_expected(snippet: Path) -> str | None:
@@ -137,15 +151,18 @@ def write_expected(snippet: Path, text: str) -> bool:
 
 # --- Running snippets in the book's kernel, outside Sphinx --------------------------------------
 
+
 def kernel_environment(root: Path | None = None) -> dict:
     """The environment in which the build starts the book's kernel (see jaxbook.sphinxext)."""
     root = (root or book_root()).resolve()
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(
-        [str(ROOT / "jaxbook")] + [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+        [str(ROOT / "jaxbook")] + [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    )
     env["JAXBOOK_ROOT"] = str(root)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     return env
 
 
@@ -164,8 +181,12 @@ class Kernel:
         env = kernel_environment(self.root)
         self._dir = tempfile.TemporaryDirectory(prefix="jaxbook-kernel-")
         specs = KernelSpecManager(kernel_dirs=[str(ROOT / "jaxbook" / "kernels")])
-        self.km = KernelManager(kernel_name="python3", kernel_spec_manager=specs,
-                                transport="ipc", ip=os.path.join(self._dir.name, "k"))
+        self.km = KernelManager(
+            kernel_name="python3",
+            kernel_spec_manager=specs,
+            transport="ipc",
+            ip=os.path.join(self._dir.name, "k"),
+        )
         self.km.start_kernel(env=env, cwd=str(self.root))
         self.kc = self.km.client()
         self.kc.start_channels()
@@ -174,10 +195,19 @@ class Kernel:
     def run(self, snippet: Path, write: bool = False, timeout: float = 900) -> dict:
         """Execute ``snippet`` as a build cell does; return the execute reply's content."""
         source = snippet.read_text(encoding="utf-8")
-        content = {"code": source, "silent": False, "store_history": True,
-                   "user_expressions": {}, "allow_stdin": False, "stop_on_error": False}
-        msg = self.kc.session.msg("execute_request", content, metadata={
-            METADATA_KEY: {"snippet": str(snippet.resolve()), "write": write}})
+        content = {
+            "code": source,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": False,
+        }
+        msg = self.kc.session.msg(
+            "execute_request",
+            content,
+            metadata={METADATA_KEY: {"snippet": str(snippet.resolve()), "write": write}},
+        )
         self.kc.shell_channel.send(msg)
         while True:
             reply = self.kc.get_shell_msg(timeout=timeout)
@@ -189,9 +219,11 @@ class Kernel:
                 message = self.kc.get_iopub_msg(timeout=10)
             except Exception:  # queue.Empty: nothing more came
                 break
-            if (message["parent_header"].get("msg_id") == msg["header"]["msg_id"]
-                    and message["msg_type"] == "status"
-                    and message["content"].get("execution_state") == "idle"):
+            if (
+                message["parent_header"].get("msg_id") == msg["header"]["msg_id"]
+                and message["msg_type"] == "status"
+                and message["content"].get("execution_state") == "idle"
+            ):
                 break
         return reply["content"]
 
@@ -225,13 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m jaxbook.outputs",
         description="Rewrite expected outputs (snippets/**/*.out) from a real execution in the "
-                    "book's kernel. Without options: every snippet.")
-    parser.add_argument("--page", action="append", default=[],
-                        help="only the snippets this page loads (e.g. guide/jit.md)")
-    parser.add_argument("--snippet", action="append", default=[],
-                        help="only this snippet (e.g. snippets/jit/jit_basic.py)")
-    parser.add_argument("--check", action="store_true",
-                        help="compare instead of writing (what the build does)")
+        "book's kernel. Without options: every snippet.",
+    )
+    parser.add_argument(
+        "--page", action="append", default=[], help="only the snippets this page loads (e.g. guide/jit.md)"
+    )
+    parser.add_argument(
+        "--snippet", action="append", default=[], help="only this snippet (e.g. snippets/jit/jit_basic.py)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare instead of writing (what the build does)"
+    )
     args = parser.parse_args(argv)
     root = book_root()
     try:

@@ -9,6 +9,7 @@ The rule (:func:`page_of`), the only place it is written down:
 
 The build reports a page that loads a snippet belonging to another page, so the rule always holds.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -35,10 +36,13 @@ def page_of(snippet: Path, root: Path) -> Path:
         candidates = [root / "guide" / f"{folder}.md", root / "docs" / f"{folder}.md"]
     found = [page for page in candidates if page.is_file()]
     if len(found) != 1:
-        where = ", ".join(p.relative_to(root).as_posix() for p in candidates) or \
-            f"practice/<section>/{stem}.md"
-        raise ValueError(f"snippets/{name}: by the folder rule its page is one of {where}, "
-                         f"but {'none' if not found else 'more than one'} exists")
+        where = (
+            ", ".join(p.relative_to(root).as_posix() for p in candidates) or f"practice/<section>/{stem}.md"
+        )
+        raise ValueError(
+            f"snippets/{name}: by the folder rule its page is one of {where}, "
+            f"but {'none' if not found else 'more than one'} exists"
+        )
     return found[0]
 
 

@@ -22,6 +22,7 @@ jupyter_client finds it through the ``jupyter_client.kernel_provisioners`` entry
 ``jaxbook_kernel.dist-info`` (at the repository root, on ``sys.path`` wherever the book is built or
 tested) declares, so no install step is needed.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -163,8 +164,10 @@ class BookProvisioner(LocalProvisioner):
         deadline = time.monotonic() + START_TIMEOUT
         while (bound := read_ports(path)) is None:
             if process.poll() is not None:
-                raise RuntimeError(f"the kernel exited with status {process.returncode} before "
-                                   f"binding its ports (command: {' '.join(cmd)})")
+                raise RuntimeError(
+                    f"the kernel exited with status {process.returncode} before "
+                    f"binding its ports (command: {' '.join(cmd)})"
+                )
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the kernel did not bind its ports within {START_TIMEOUT} s")
             await asyncio.sleep(0.02)

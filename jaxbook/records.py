@@ -18,6 +18,7 @@ snippets/>.json``::
 those files and the execution key (:func:`jaxbook.runtime.execution_key`) are unchanged, so a
 test never trusts a record of other code or another JAX.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,16 +39,22 @@ def record_path(snippet: Path, root: Path) -> Path:
 
 def hashes(snippet: Path, root: Path) -> dict[str, str]:
     """sha256 of the snippet and of each project module it imports, by repository path."""
-    return {path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in project_dependencies(snippet.resolve(), root)}
+    return {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in project_dependencies(snippet.resolve(), root)
+    }
 
 
 def write(snippet: Path, root: Path, **fields) -> Path:
     """Write the record of ``snippet`` (fields as in the module docstring)."""
     path = record_path(snippet, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"snippet": snippet.resolve().relative_to(root).as_posix(),
-              "sha256": hashes(snippet, root), "execution_key": runtime.execution_key(), **fields}
+    record = {
+        "snippet": snippet.resolve().relative_to(root).as_posix(),
+        "sha256": hashes(snippet, root),
+        "execution_key": runtime.execution_key(),
+        **fields,
+    }
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)  # atomic: a reader never sees half a record

@@ -4,6 +4,7 @@ Configures JAX (see :mod:`jaxbook.runtime`), executes each file in a fresh ``__m
 under the snippet contract, prints a declared error's trimmed traceback to stderr, and exits
 non-zero with a message naming the file and line when a snippet breaks its contract.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,12 @@ def main(argv: list[str]) -> int:
             continue
         try:
             with snippet.restored_state():  # as the build does, so files cannot affect each other
-                _, error = snippet.execute(snippet.source_of(path), path,
-                                           snippet.main_namespace(path),
-                                           timeout=runtime.SNIPPET_TIMEOUT)
+                _, error = snippet.execute(
+                    snippet.source_of(path),
+                    path,
+                    snippet.main_namespace(path),
+                    timeout=runtime.SNIPPET_TIMEOUT,
+                )
         except snippet.SnippetError as exc:
             sys.stdout.flush()
             print(f"SnippetError: {exc}", file=sys.stderr)

@@ -4,6 +4,7 @@ Both the build (through :mod:`jaxbook.kernel`) and pytest (through ``tests/conft
 :mod:`jaxbook.run`) call :func:`configure` before JAX is imported, so every published output and
 every test sees the same platform and the same number of devices.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@
 - with ``html_baseurl`` set (conf.py takes it from the hosting service), Sphinx adds canonical
   links and this writes ``sitemap.xml`` listing every page.
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -20,7 +21,11 @@ def description(doctree) -> str:
     for paragraph in doctree.findall(nodes.paragraph):
         text = " ".join(paragraph.astext().split())
         if len(text) > 40:
-            return text if len(text) <= DESCRIPTION_LENGTH else text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
+            return (
+                text
+                if len(text) <= DESCRIPTION_LENGTH
+                else text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
+            )
     return ""
 
 
@@ -51,7 +56,8 @@ def on_build_finished(app, exception) -> None:
     Path(app.outdir, "sitemap.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + body + "</urlset>\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
 
 
 def setup(app):

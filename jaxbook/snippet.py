@@ -23,6 +23,7 @@ without saying so.
 :func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
 declared error (for display) or raises :class:`SnippetError` with a message that names the file.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -30,7 +31,6 @@ import contextlib
 import importlib
 import re
 import signal
-import sys
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -113,8 +113,11 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
             raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
         if key in ("raises", "warns"):
             if not CLASS_PATH.match(value):
-                example = "TypeError or jax.errors.KeyReuseError" if key == "raises" else \
-                    "DeprecationWarning or FutureWarning"
+                example = (
+                    "TypeError or jax.errors.KeyReuseError"
+                    if key == "raises"
+                    else "DeprecationWarning or FutureWarning"
+                )
                 raise SnippetError(
                     f"{where}: malformed {kind} declaration: '# {key}:' needs one "
                     f"{'exception' if key == 'raises' else 'warning'} class such as {example}, "
@@ -133,8 +136,7 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
         found_keys[key] = (value, number)
     for pattern, owner, kind in (("match", "raises", "error"), ("warns-match", "warns", "warning")):
         if pattern in found_keys and owner not in found_keys:
-            raise SnippetError(
-                f"{name}: malformed {kind} declaration: '# {pattern}:' without '# {owner}:'")
+            raise SnippetError(f"{name}: malformed {kind} declaration: '# {pattern}:' without '# {owner}:'")
     return found_keys
 
 
@@ -205,19 +207,26 @@ def _on_alarm(signum, frame):
 DEPRECATIONS = (DeprecationWarning, FutureWarning)
 #: Libraries whose deprecations count (besides the project's own files: snippets and helpers).
 WATCHED_LIBRARIES = ("jax", "jaxlib", "optax", "numpy")
-_LIBRARY_FILE = re.compile(r"[/\\]site-packages[/\\](%s)[/\\]" % "|".join(WATCHED_LIBRARIES))
+_LIBRARY_FILE = re.compile(r"[/\\]site-packages[/\\]({})[/\\]".format("|".join(WATCHED_LIBRARIES)))
 
 
 def _watched(filename: str) -> bool:
     """True when a warning attributed to ``filename`` comes from a watched library or from
     the project's own code (a snippet or a helper that called something deprecated)."""
-    return bool(_LIBRARY_FILE.search(filename)) or is_project_file(filename) \
+    return (
+        bool(_LIBRARY_FILE.search(filename))
+        or is_project_file(filename)
         or not filename.startswith(("/", "<"))
+    )
 
 
-def execute(source: str, path: Path | str, namespace: dict | None = None,
-            timeout: int | None = None,
-            observed: list[str] | None = None) -> tuple[Declaration | None, BaseException | None]:
+def execute(
+    source: str,
+    path: Path | str,
+    namespace: dict | None = None,
+    timeout: int | None = None,
+    observed: list[str] | None = None,
+) -> tuple[Declaration | None, BaseException | None]:
     """Run ``source`` (the text of the snippet at ``path``) and enforce the contract.
 
     Returns ``(declaration, exception)``: the exception is the declared one that was raised,
@@ -232,8 +241,9 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
     expected = declaration.resolve(name) if declaration else None
     expected_warning = warns.resolve(name) if warns else None
     if expected_warning is not None and not issubclass(expected_warning, Warning):
-        raise SnippetError(f"{name}:{warns.line}: malformed warning declaration: "
-                           f"'{warns.raises}' is not a warning class")
+        raise SnippetError(
+            f"{name}:{warns.line}: malformed warning declaration: '{warns.raises}' is not a warning class"
+        )
     code = compile(source, name, "exec")
     if namespace is None:
         namespace = {"__name__": "__main__", "__file__": str(path)}
@@ -250,8 +260,12 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
             def record(message, category, filename, lineno, file=None, line=None):
                 if issubclass(category, DEPRECATIONS):
                     lines = [f.lineno for f in traceback.extract_stack() if f.filename == name]
-                    seen.append((warnings.WarningMessage(message, category, filename, lineno),
-                                 lines[-1] if lines else "?"))
+                    seen.append(
+                        (
+                            warnings.WarningMessage(message, category, filename, lineno),
+                            lines[-1] if lines else "?",
+                        )
+                    )
                 show(message, category, scrub(filename), lineno, file, line)  # no machine path
 
             warnings.showwarning = record
@@ -293,13 +307,15 @@ def execute(source: str, path: Path | str, namespace: dict | None = None,
     return declaration, raised
 
 
-def _check_warnings(seen: list, warns: Declaration | None, expected: type | None,
-                    name: str) -> None:
+def _check_warnings(seen: list, warns: Declaration | None, expected: type | None, name: str) -> None:
     """Enforce the ``# warns:`` part of the contract on the deprecations ``seen``."""
     declared = []
     for w, line in seen:
-        if expected is not None and w.category is expected and (
-                not warns.match or re.search(warns.match, str(w.message))):
+        if (
+            expected is not None
+            and w.category is expected
+            and (not warns.match or re.search(warns.match, str(w.message)))
+        ):
             declared.append(w)
             continue
         if not _watched(w.filename):
@@ -312,8 +328,10 @@ def _check_warnings(seen: list, warns: Declaration | None, expected: type | None
         )
     if expected is not None and not declared:
         pattern = f" matching '# warns-match: {warns.match}'" if warns.match else ""
-        raise SnippetError(f"{name}:{warns.line}: declares '# warns: {warns.raises}' but no "
-                           f"{warns.raises}{pattern} was raised")
+        raise SnippetError(
+            f"{name}:{warns.line}: declares '# warns: {warns.raises}' but no "
+            f"{warns.raises}{pattern} was raised"
+        )
 
 
 def _class_path_of(cls: type) -> str:
@@ -368,9 +386,15 @@ def main_namespace(path: Path) -> dict:
 
 
 __all__ = [
-    "Declaration", "SnippetError", "display_path", "execute", "main_namespace",
-    "parse_declaration", "parse_warning", "restored_state", "scrub", "source_of", "trimmed_traceback",
+    "Declaration",
+    "SnippetError",
+    "display_path",
+    "execute",
+    "main_namespace",
+    "parse_declaration",
+    "parse_warning",
+    "restored_state",
+    "scrub",
+    "source_of",
+    "trimmed_traceback",
 ]
-
-if sys.version_info < (3, 12):  # pragma: no cover - guarded by the Makefile too
-    raise ImportError("the JAX book needs Python >= 3.12 (JAX 0.12 requires it)")

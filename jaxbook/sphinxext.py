@@ -11,6 +11,7 @@
 - Execution happens in the ``python3`` kernel from ``jaxbook/kernels`` (see :mod:`jaxbook.kernel`).
 - Each cell is captioned with its snippet file; each page carries an environment stamp.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,7 @@ class Cell:
     """A ``{code-cell}`` found in a page's source: where it is and what it loads."""
 
     def __init__(self, start: int, end: int, load: str | None, load_line: int, body: list[str]):
-        self.start, self.end = start, end          # 0-based line indexes of the fences
+        self.start, self.end = start, end  # 0-based line indexes of the fences
         self.load, self.load_line = load, load_line  # 1-based line of the :load: option
         self.body = body
 
@@ -98,8 +99,10 @@ def find_cells(lines: list[str]) -> list[Cell]:
 def check_cell(page: Path, cell: Cell) -> tuple[Path | None, str | None]:
     """Return (snippet path, None) for a valid cell, or (None, error message)."""
     if cell.body:
-        return None, ("a code cell must not contain inline code: put it in a file under "
-                      "snippets/ and load it with ':load: <path>'")
+        return None, (
+            "a code cell must not contain inline code: put it in a file under "
+            "snippets/ and load it with ':load: <path>'"
+        )
     if not cell.load:
         return None, "a code cell must load a snippet: add ':load: <path to snippets/...py>'"
     path = (page.parent / cell.load).resolve()
@@ -129,9 +132,11 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
         return
     top = TOP_MATTER.match(source[0])
     if not top or not re.search(r"^file_format:\s*mystnb\s*$", top.group("body"), re.M):
-        logger.error("a page with code cells must start with the top matter "
-                     "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
-                     location=(docname, 1))
+        logger.error(
+            "a page with code cells must start with the top matter "
+            "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
+            location=(docname, 1),
+        )
     changed = False
     for cell in cells:
         path, error = check_cell(page, cell)
@@ -191,8 +196,12 @@ def unchanged_content(env, changed: set[str]) -> set[str]:
     for docname in changed:
         before = recorded.get(docname)
         exec_data = nb_data.get(docname, {}).get("exec_data") or {}
-        if (not before or docname in env.reread_always or exec_data.get("succeeded") is False
-                or not (Path(env.doctreedir) / f"{docname}.doctree").is_file()):
+        if (
+            not before
+            or docname in env.reread_always
+            or exec_data.get("succeeded") is False
+            or not (Path(env.doctreedir) / f"{docname}.doctree").is_file()
+        ):
             continue
         if None not in before.values() and _inputs(env, docname) == before:
             same.add(docname)
@@ -222,8 +231,13 @@ def on_env_purge_doc(app, env, docname) -> None:
 def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
     """Measure the execution environment once per build that executes anything."""
     if docnames or not getattr(env, "jaxbook_stamp", None):
-        result = subprocess.run([sys.executable, "-m", "jaxbook.runtime"], capture_output=True,
-                                text=True, check=True, cwd=book_root())
+        result = subprocess.run(
+            [sys.executable, "-m", "jaxbook.runtime"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=book_root(),
+        )
         env.jaxbook_stamp = json.loads(result.stdout)
 
 
@@ -236,9 +250,11 @@ def on_doctree_read(app, doctree) -> None:
             continue
         name = display_path((page.parent / load).resolve())
         test_id = name.removeprefix("snippets/")
-        html = (f'<div class="jaxbook-snippet"><span class="jaxbook-snippet-file">{escape(name)}</span>'
-                f'<span class="jaxbook-snippet-test">tested by '
-                f'<code>test_snippet[{escape(test_id)}]</code></span></div>')
+        html = (
+            f'<div class="jaxbook-snippet"><span class="jaxbook-snippet-file">{escape(name)}</span>'
+            f'<span class="jaxbook-snippet-test">tested by '
+            f"<code>test_snippet[{escape(test_id)}]</code></span></div>"
+        )
         cell.insert(0, nodes.raw("", html, format="html"))
         cell["classes"].append("jaxbook-cell")
 
@@ -248,9 +264,11 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     stamp = getattr(app.env, "jaxbook_stamp", None)
     if not stamp or "body" not in context:
         return
-    text = (f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
-            f"on the {stamp['backend']} backend with {stamp['devices']} devices "
-            f"(Python {stamp['python']}).")
+    text = (
+        f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
+        f"on the {stamp['backend']} backend with {stamp['devices']} devices "
+        f"(Python {stamp['python']})."
+    )
     stamp_html = f'<p class="jaxbook-stamp">{escape(text)}</p>\n'
     body = context["body"]
     end = body.find("</h1>")
@@ -265,10 +283,12 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
 def on_config_inited(app, config) -> None:
     """Point Jupyter at the book's kernel and make the project importable in it."""
     os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        [str(ROOT / "jaxbook")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+        [str(ROOT / "jaxbook")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    )
     os.environ["JAXBOOK_ROOT"] = str(Path(app.srcdir).resolve())
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     # The kernel compares each snippet's output with its .out file unless a throwaway test book
     # turns it off (tests/helpers.py); the book's conf.py never does.
     os.environ["JAXBOOK_EXPECTED_OUTPUTS"] = "1" if config.jaxbook_expected_outputs else "0"
@@ -290,5 +310,4 @@ def setup(app):
     app.connect("html-page-context", on_html_page_context)
     app.add_css_file("jaxbook.css")
     app.add_js_file("search-summary.js")
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 2}
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}

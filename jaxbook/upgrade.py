@@ -13,6 +13,7 @@
 The reviewer then reads ``git diff`` (requirements and ``*.out`` files). Working files go to
 ``_build/upgrade/`` (``JAXBOOK_UPGRADE_DIR`` to change it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,14 +63,18 @@ def _pip_compile(root: Path, work: Path, source: Path, output: Path) -> None:
     locker = root / "_build" / "locker"
     if not (locker / "bin" / "pip-compile").exists():
         subprocess.run([sys.executable, "-m", "venv", str(locker)], check=True)
-        subprocess.run([str(locker / "bin" / "pip"), "install", "--quiet", "pip-tools", "uv"],
-                       check=True)
+        subprocess.run([str(locker / "bin" / "pip"), "install", "--quiet", "pip-tools", "uv"], check=True)
     options = ["--upgrade", "--generate-hashes", "-o", str(output), str(source)]
     if (locker / "bin" / "uv").exists():
         command = [str(locker / "bin" / "uv"), "pip", "compile", "--quiet", *options]
     else:
-        command = [str(locker / "bin" / "pip-compile"), "--quiet", "--strip-extras",
-                   "--allow-unsafe", *options]
+        command = [
+            str(locker / "bin" / "pip-compile"),
+            "--quiet",
+            "--strip-extras",
+            "--allow-unsafe",
+            *options,
+        ]
     subprocess.run(command, check=True, cwd=root)
 
 
@@ -126,20 +131,33 @@ def summarise(root: Path, work: Path, failures: dict[Path, str]) -> str:
                 notes.append(f"raises {raised} instead of {declared}")
             for warning in record.get("warnings", []):
                 notes.append(f"warns {warning.splitlines()[0][:150]}")
-            if record.get("contract") and not any(n.startswith(("now", "stops", "raises", "warns"))
-                                                 for n in notes):
+            if record.get("contract") and not any(
+                n.startswith(("now", "stops", "raises", "warns")) for n in notes
+            ):
                 notes.append("breaks its contract: " + record["contract"].splitlines()[0][:150])
             for note in notes:
-                key = note.split(":")[0] if note.startswith(("warns", "breaks", "failed")) \
+                key = (
+                    note.split(":")[0]
+                    if note.startswith(("warns", "breaks", "failed"))
                     else " ".join(note.split()[:2])
+                )
                 totals[key] = totals.get(key, 0) + 1
             if notes:
                 rows.append(f"  {name}: " + "; ".join(notes))
-        lines.append(f"{page}: " + (f"{len(rows)} of {len(snippets)} snippets differ"
-                                     if rows else f"no change ({len(snippets)} snippets)"))
+        lines.append(
+            f"{page}: "
+            + (
+                f"{len(rows)} of {len(snippets)} snippets differ"
+                if rows
+                else f"no change ({len(snippets)} snippets)"
+            )
+        )
         lines += rows
-    lines += ["", "totals: " + (", ".join(f"{k} {v}" for k, v in sorted(totals.items())) or "none"),
-              "Review with: git diff -- requirements.in requirements.lock '*.out'"]
+    lines += [
+        "",
+        "totals: " + (", ".join(f"{k} {v}" for k, v in sorted(totals.items())) or "none"),
+        "Review with: git diff -- requirements.in requirements.lock '*.out'",
+    ]
     return "\n".join(lines) + "\n"
 
 

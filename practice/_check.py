@@ -3,6 +3,7 @@
 Shared by ``make check`` (:mod:`jaxbook.check`) and the self-checking notebook of every problem,
 which carries this file along: it needs only pytest and the standard library.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -36,7 +37,12 @@ class Summary:
             self.collect_errors.append(report.nodeid)
 
 
-LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+LABELS = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "error": "ERROR",
+    "skipped": "SKIP",
+}
 
 
 def report(summary: Summary, exit_code: int, label: str) -> str:
@@ -56,7 +62,9 @@ def report(summary: Summary, exit_code: int, label: str) -> str:
     elif exit_code == 0 and passed == total:
         verdict = SOLVED
     else:
-        verdict = NOT_YET + (f" ({errors} could not be set up: ERROR)" if errors else "")
+        verdict = NOT_YET + (
+            f" ({errors} could not be set up: ERROR)" if errors else ""
+        )
     print(f"{passed}/{total} tests pass: {verdict}")
     return verdict
 
@@ -79,11 +87,24 @@ class Attempt:
 def check(attempt: str, tests: str) -> None:
     """Run the tests in the folder ``tests`` against the file ``attempt`` (the notebook's check)."""
     folder = Path(tests)
-    ini = folder / "pytest.ini"  # so that no configuration found above this folder applies
+    ini = (
+        folder / "pytest.ini"
+    )  # so that no configuration found above this folder applies
     ini.write_text("[pytest]\n", encoding="utf-8")
     summary = Summary()
     code = pytest.main(
-        [str(folder), "-c", str(ini), "--rootdir", str(folder), "-q", "--tb=short",
-         "--import-mode=importlib", "-p", "no:cacheprovider"],
-        plugins=[summary, Attempt(Path(attempt).resolve())])
+        [
+            str(folder),
+            "-c",
+            str(ini),
+            "--rootdir",
+            str(folder),
+            "-q",
+            "--tb=short",
+            "--import-mode=importlib",
+            "-p",
+            "no:cacheprovider",
+        ],
+        plugins=[summary, Attempt(Path(attempt).resolve())],
+    )
     report(summary, int(code), attempt)

@@ -3,6 +3,7 @@
 Not a test module and not part of any problem's API: only small utilities that several problems'
 tests would otherwise copy.
 """
+
 from __future__ import annotations
 
 import jax
@@ -13,14 +14,19 @@ import numpy as np
 def normal(seed, *shapes):
     """Fixed-seed standard normal float32 arrays (NumPy RNG: no JAX compile per shape)."""
     rng = np.random.default_rng(seed)
-    arrays = [jnp.asarray(rng.standard_normal(shape), jnp.float32) for shape in shapes]
+    arrays = [
+        jnp.asarray(rng.standard_normal(shape), jnp.float32)
+        for shape in shapes
+    ]
     return arrays[0] if len(arrays) == 1 else arrays
 
 
 def grads_at(step, params):
     """Different pseudo-gradients at every step, with the structure of params."""
     leaves, treedef = jax.tree.flatten(params)
-    return jax.tree.unflatten(treedef, normal(100 + step, *[x.shape for x in leaves]))
+    return jax.tree.unflatten(
+        treedef, normal(100 + step, *[x.shape for x in leaves])
+    )
 
 
 def assert_trees_close(a, b, rtol, atol):

@@ -8,6 +8,7 @@ fixture, which is the module selected by ``--impl`` (``solution`` unless told ot
 on its ``Caught by:`` line (the test id ends in the mistake's name, and the junit XML records
 ``impl`` as a property of each test case); ``--impl=wrong/<mistake>`` runs every test.
 """
+
 from __future__ import annotations
 
 import ast
@@ -46,22 +47,36 @@ def caught_by(path: Path) -> tuple[str, list[str]]:
     ``Caught by:`` line (which may wrap onto indented lines)."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     match = re.search(r"^Caught by:(.+(?:\n[ \t]+.+)*)", doc, re.MULTILINE)
-    return doc.split("\n", 1)[0].strip(), re.findall(r"\w+", match[1]) if match else []
+    return doc.split("\n", 1)[0].strip(), re.findall(
+        r"\w+", match[1]
+    ) if match else []
 
 
 def pytest_generate_tests(metafunc):
     """``--impl=wrong``: run each test against the wrong solutions whose docstring names it."""
-    if "impl" in metafunc.fixturenames and metafunc.config.getoption("--impl") == "wrong":
+    if (
+        "impl" in metafunc.fixturenames
+        and metafunc.config.getoption("--impl") == "wrong"
+    ):
         folder = Path(metafunc.definition.path).parent
-        names = [f"wrong/{p.stem}" for p in sorted((folder / "wrong").glob("*.py"))
-                 if metafunc.function.__name__ in caught_by(p)[1]]
-        metafunc.parametrize("impl", names, indirect=True,
-                             ids=[n.removeprefix("wrong/") for n in names])
+        names = [
+            f"wrong/{p.stem}"
+            for p in sorted((folder / "wrong").glob("*.py"))
+            if metafunc.function.__name__ in caught_by(p)[1]
+        ]
+        metafunc.parametrize(
+            "impl",
+            names,
+            indirect=True,
+            ids=[n.removeprefix("wrong/") for n in names],
+        )
 
 
 @pytest.fixture
 def impl(request):
     """The implementation under test: solution.py, starter.py or wrong/<mistake>.py."""
-    which = getattr(request, "param", None) or request.config.getoption("--impl")
+    which = getattr(request, "param", None) or request.config.getoption(
+        "--impl"
+    )
     request.node.user_properties.append(("impl", which))
     return load_impl(Path(request.path).parent, which)

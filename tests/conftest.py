@@ -7,6 +7,7 @@ record of its snippet instead of running it again. In any other run, the first t
 site builds it; a file lock makes the other workers wait for that build and use it too. So no test
 needs an xdist group to share the site.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -56,16 +57,22 @@ def as_build(data: dict) -> SiteBuild:
 
 def is_full_run(config) -> bool:
     """`make test` and CI: every test, nothing selected away."""
-    return (config.args_source == pytest.Config.ArgsSource.TESTPATHS
-            and not config.option.keyword and not config.option.markexpr
-            and not config.option.collectonly)
+    return (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.keyword
+        and not config.option.markexpr
+        and not config.option.collectonly
+    )
 
 
 def pytest_configure(config):
     if hasattr(config, "workerinput") or not is_full_run(config) or os.environ.get(BUILT):
         return
-    print("building the site first, on every core (the snippet, site and browser tests use it)",
-          file=sys.stderr, flush=True)
+    print(
+        "building the site first, on every core (the snippet, site and browser tests use it)",
+        file=sys.stderr,
+        flush=True,
+    )
     build_site(run="controller")
     os.environ[BUILT] = str(RESULT)
 
@@ -95,9 +102,14 @@ def built_site(site) -> Path:
 
 def pytest_terminal_summary(terminalreporter):
     """The study plan's figure: how many kept wrong solutions were proven to fail their tests."""
-    reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
-               if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid]
+    reports = [
+        r
+        for key in ("passed", "failed")
+        for r in terminalreporter.stats.get(key, [])
+        if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid
+    ]
     if reports:
         proven = sum(r.passed for r in reports)
-        terminalreporter.write_line(f"practice: {proven} of {len(reports)} kept wrong solutions "
-                                    "proven to fail the tests they name")
+        terminalreporter.write_line(
+            f"practice: {proven} of {len(reports)} kept wrong solutions proven to fail the tests they name"
+        )

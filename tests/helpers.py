@@ -1,4 +1,5 @@
 """Helpers for tests that build small throwaway books with the real machinery."""
+
 from __future__ import annotations
 
 import os
@@ -66,6 +67,12 @@ class Book:
 
     def build(self, *extra: str) -> Build:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        result = subprocess.run(strict_command(self.root, None, *extra), cwd=self.root, env=env,
-                                capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            strict_command(self.root, None, *extra),
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         return Build(result.returncode, result.stdout + result.stderr, self.root / "_build" / "html")

@@ -1,4 +1,5 @@
 """The build-time accessibility and page-weight helpers, on small inputs (no build)."""
+
 from __future__ import annotations
 
 from jaxbook import a11y
@@ -13,39 +14,55 @@ def test_math_becomes_mathml_with_its_latex_as_alt_text():
 
 
 def test_sidebar_toggles_are_named_after_their_section():
-    html = ('<li class="toctree-l1 has-children"><a class="reference internal" href="p/index.html">'
-            'Study <code>plan</code> &amp; more</a><details><summary><span class="toctree-toggle" '
-            'role="presentation"><i class="fa-solid fa-chevron-down"></i></span></summary>')
-    html = ('<li class="toctree-l1"><a class="reference internal" href="a.html">A</a></li>'
-            + html)
+    html = (
+        '<li class="toctree-l1 has-children"><a class="reference internal" href="p/index.html">'
+        'Study <code>plan</code> &amp; more</a><details><summary><span class="toctree-toggle" '
+        'role="presentation"><i class="fa-solid fa-chevron-down"></i></span></summary>'
+    )
+    html = '<li class="toctree-l1"><a class="reference internal" href="a.html">A</a></li>' + html
     named = a11y.name_toggles(html)
     assert '<summary aria-label="Pages in Study plan &amp; more">' in named
     assert a11y.name_toggles(named) == named  # nothing else changes, and only once
 
 
-CSS = (".used{color:red}.unused{color:blue}.used .unused,.used>p{margin:0}"
-       ".btn:not(.unused){x:1}@media (min-width:1px){.unused{a:b}.used{a:c}}"
-       "@font-face{font-family:X;src:url(x.woff2)}/* Name.Function */ .used .nf{c:d}"
-       '.bs-tooltip-auto{e:f}[data-x="a{b}"] .used{g:h}')
+CSS = (
+    ".used{color:red}.unused{color:blue}.used .unused,.used>p{margin:0}"
+    ".btn:not(.unused){x:1}@media (min-width:1px){.unused{a:b}.used{a:c}}"
+    "@font-face{font-family:X;src:url(x.woff2)}/* Name.Function */ .used .nf{c:d}"
+    '.bs-tooltip-auto{e:f}[data-x="a{b}"] .used{g:h}'
+)
 
 
 def test_stylesheet_purge_keeps_every_rule_a_page_can_use():
     purged = a11y.purge(CSS, {"used", "nf", "btn", "p"})
-    for kept in (".used{color:red}", ".used>p{margin:0}", ".btn:not(.unused){x:1}",
-                 "@media (min-width:1px){.used{a:c}}", "@font-face{font-family:X;src:url(x.woff2)}",
-                 ".used .nf{c:d}", ".bs-tooltip-auto{e:f}", '[data-x="a{b}"] .used{g:h}'):
+    for kept in (
+        ".used{color:red}",
+        ".used>p{margin:0}",
+        ".btn:not(.unused){x:1}",
+        "@media (min-width:1px){.used{a:c}}",
+        "@font-face{font-family:X;src:url(x.woff2)}",
+        ".used .nf{c:d}",
+        ".bs-tooltip-auto{e:f}",
+        '[data-x="a{b}"] .used{g:h}',
+    ):
         assert kept in purged, (kept, purged)
     assert ".unused{" not in purged and ".used .unused" not in purged
 
 
 def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
     (tmp_path / "page.html").write_text('<i class="fa-solid fa-magnifying-glass"></i>')
-    css = ('.fa-magnifying-glass,.fa-search{--fa:"\\f002"}.fa-sun{--fa:"\\f185"}'
-           ':root{--pst-icon-download:"\\f019"}')
+    css = (
+        '.fa-magnifying-glass,.fa-search{--fa:"\\f002"}.fa-sun{--fa:"\\f185"}'
+        ':root{--pst-icon-download:"\\f019"}'
+    )
     assert a11y.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
 
 
 def test_hidden_output_toggles_are_named_by_their_visible_text():
-    html = ('<summary aria-label="Toggle hidden content">\n<p class="collapsed admonition-title">'
-            'Show code cell outputs</p>')
-    assert a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
+    html = (
+        '<summary aria-label="Toggle hidden content">\n<p class="collapsed admonition-title">'
+        "Show code cell outputs</p>"
+    )
+    assert (
+        a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
+    )

@@ -1,4 +1,5 @@
 """The set-up stops with a clear message when no Python >= 3.12 is available."""
+
 import shutil
 import subprocess
 
@@ -16,8 +17,9 @@ def test_bootstrap_without_a_suitable_python_says_what_to_install(tmp_path):
         (fake / name).write_text("#!/bin/sh\nexit 1\n")
         (fake / name).chmod(0o755)
     env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    result = subprocess.run(["bash", "tools/bootstrap.sh"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        ["bash", "tools/bootstrap.sh"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 1
     assert "needs Python 3.12 or newer" in result.stderr
     assert "pyenv install 3.12" in result.stderr and "make PYTHON=" in result.stderr

@@ -5,6 +5,7 @@ built once and then again: each test asserts its own page's failure, in the repo
 for that page. Under -W any such report fails the build, which one test shows with a single bad
 page. The time limit gets a book of its own (it sets the limit for the whole build).
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,10 @@ def broken(tmp_path_factory):
     book.page("boom", "demo/ok.py", "demo/boom.py")
     book.snippet("demo/quiet.py", "# raises: TypeError\nimport jax.numpy as jnp\n\nx = jnp.ones(3)\n")
     book.page("quiet", "demo/quiet.py")
-    book.snippet("demo/other.py", "# raises: TypeError\nimport jax.numpy as jnp\n\n"
-                 "steps = int(jnp.ones(3).sum())\nint('three')\n")
+    book.snippet(
+        "demo/other.py",
+        "# raises: TypeError\nimport jax.numpy as jnp\n\nsteps = int(jnp.ones(3).sum())\nint('three')\n",
+    )
     book.page("other", "demo/other.py")
     # jax.errors.TracerBoolConversionError is a subclass of ConcretizationTypeError: not good enough.
     book.snippet("demo/sub.py", SUBCLASS)
@@ -66,8 +69,11 @@ def reports(build, page: str) -> str:
     """Every warning or error Sphinx reported about guide/<page>, with the lines that follow it
     (a failed execution's traceback), up to the next report."""
     blocks = re.split(r"\n(?=\S*(?:WARNING|ERROR):|\S+: (?:WARNING|ERROR):)", build.output)
-    return "\n".join(b for b in blocks if re.match(rf"\S*guide/{page}(\.md)?[:\s]", b)
-                     and re.search(r"(WARNING|ERROR):", b))
+    return "\n".join(
+        b
+        for b in blocks
+        if re.match(rf"\S*guide/{page}(\.md)?[:\s]", b) and re.search(r"(WARNING|ERROR):", b)
+    )
 
 
 def assert_reported(build, page, *needles):
@@ -80,27 +86,29 @@ def assert_reported(build, page, *needles):
 
 @broken_book
 def test_undeclared_exception_fails_the_build(broken):
-    assert_reported(broken[1], "boom", "snippets/demo/boom.py:4", "ValueError: boom",
-                    "declares no error")
+    assert_reported(broken[1], "boom", "snippets/demo/boom.py:4", "ValueError: boom", "declares no error")
 
 
 @broken_book
 def test_declared_error_that_is_not_raised_fails_the_build(broken):
-    assert_reported(broken[1], "quiet", "snippets/demo/quiet.py:1",
-                    "declares '# raises: TypeError' but raised nothing")
+    assert_reported(
+        broken[1], "quiet", "snippets/demo/quiet.py:1", "declares '# raises: TypeError' but raised nothing"
+    )
 
 
 @broken_book
 def test_different_exception_type_fails_the_build(broken):
-    assert_reported(broken[1], "other", "snippets/demo/other.py:5",
-                    "declares '# raises: TypeError' but raised ValueError")
+    assert_reported(
+        broken[1], "other", "snippets/demo/other.py:5", "declares '# raises: TypeError' but raised ValueError"
+    )
 
 
 @broken_book
 def test_subclass_of_declared_type_fails_the_build(broken):
     # The location is the line inside f where the error was raised.
-    assert_reported(broken[1], "sub", "snippets/demo/sub.py:6",
-                    "but raised jax.errors.TracerBoolConversionError")
+    assert_reported(
+        broken[1], "sub", "snippets/demo/sub.py:6", "but raised jax.errors.TracerBoolConversionError"
+    )
 
 
 @broken_book
@@ -113,8 +121,9 @@ def test_missing_snippet_file_fails_the_build(broken):
     book = broken[0]
     page = book.root / "guide" / "missing.md"
     line = page.read_text().splitlines().index(":load: ../snippets/demo/nowhere.py") + 1
-    assert_reported(broken[1], "missing", f"guide/missing.md:{line}",
-                    "snippet file not found: snippets/demo/nowhere.py")
+    assert_reported(
+        broken[1], "missing", f"guide/missing.md:{line}", "snippet file not found: snippets/demo/nowhere.py"
+    )
 
 
 @broken_book
@@ -132,8 +141,14 @@ def test_one_warning_alone_fails_the_build(tmp_path):
 
 @broken_book
 def test_malformed_declaration_names_file_and_line(broken):
-    assert_reported(broken[1], "typo", "snippets/demo/typo.py:2", "'TypeEror' is not an exception class",
-                    "snippets/demo/late.py:2", "must be in the comment block at the top")
+    assert_reported(
+        broken[1],
+        "typo",
+        "snippets/demo/typo.py:2",
+        "'TypeEror' is not an exception class",
+        "snippets/demo/late.py:2",
+        "must be in the comment block at the top",
+    )
 
 
 @broken_book
@@ -159,9 +174,13 @@ def test_failed_page_is_executed_again_on_the_next_build(broken):
     executed = set(re.findall(r"guide/(\w+)\.md: Executing notebook", again.output))
     assert {"boom", "quiet", "other", "sub", "msg"} <= executed, again.output
     assert "good" not in executed
-    for page, needle in [("boom", "snippets/demo/boom.py:4"), ("quiet", "raised nothing"),
-                         ("other", "raised ValueError"), ("sub", "TracerBoolConversionError"),
-                         ("msg", "does not match")]:
+    for page, needle in [
+        ("boom", "snippets/demo/boom.py:4"),
+        ("quiet", "raised nothing"),
+        ("other", "raised ValueError"),
+        ("sub", "TracerBoolConversionError"),
+        ("msg", "does not match"),
+    ]:
         assert_reported(again, page, needle)
 
 

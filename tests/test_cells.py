@@ -1,4 +1,5 @@
 """How the build finds a page's code cells (jaxbook.sphinxext.find_cells)."""
+
 from jaxbook.sphinxext import find_cells
 
 PAGE = """\

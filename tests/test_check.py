@@ -1,5 +1,6 @@
 """``make check`` (jaxbook/check.py): exact problem names, one clear error for an attempt that
 does not import, and ERROR (not FAIL) for a test that could not be set up."""
+
 from __future__ import annotations
 
 import os
@@ -14,24 +15,34 @@ from jaxbook import ROOT, check, runtime
 ADAMW = ROOT / "practice" / "optimizers" / "adamw_from_scratch"
 
 
-@pytest.mark.parametrize("name", [
-    "adamw-from-scratch", "adamw_from_scratch", "AdamW-From-Scratch", " adamw-from-scratch ",
-    "optimizers/adamw-from-scratch", "Optimizers/AdamW_from_scratch", "adamw_from_scratch.md",
-    "adamw-from-scratch/", "optimizers/adamw_from_scratch/", "practice/optimizers/adamw_from_scratch.md",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "adamw-from-scratch",
+        "adamw_from_scratch",
+        "AdamW-From-Scratch",
+        " adamw-from-scratch ",
+        "optimizers/adamw-from-scratch",
+        "Optimizers/AdamW_from_scratch",
+        "adamw_from_scratch.md",
+        "adamw-from-scratch/",
+        "optimizers/adamw_from_scratch/",
+        "practice/optimizers/adamw_from_scratch.md",
+    ],
+)
 def test_accepted_spellings(name):
     assert check.find_problem(name) == ADAMW
 
 
-@pytest.mark.parametrize("name", ["m*", "*", "adamw?from-scratch", "[a]damw-from-scratch",
-                                  "optimizers/*"])
+@pytest.mark.parametrize("name", ["m*", "*", "adamw?from-scratch", "[a]damw-from-scratch", "optimizers/*"])
 def test_patterns_are_rejected(name):
     with pytest.raises(check.ProblemNameError, match="is a pattern; name one problem exactly"):
         check.find_problem(name)
 
 
-@pytest.mark.parametrize("name", ["adamw", "arrays/adamw-from-scratch", "a/b/adamw-from-scratch",
-                                  "", "optimizers"])
+@pytest.mark.parametrize(
+    "name", ["adamw", "arrays/adamw-from-scratch", "a/b/adamw-from-scratch", "", "optimizers"]
+)
 def test_unknown_names_list_the_problems(name):
     with pytest.raises(check.ProblemNameError, match="no practice problem called") as error:
         check.find_problem(name)
@@ -57,9 +68,12 @@ def toy_problem(tmp_path, starter, tests):
 
 
 def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
-    practice = toy_problem(tmp_path, "def answer():\n    return 42 +\n",
-                           "def test_a(impl):\n    assert impl.answer() == 42\n\n\n"
-                           "def test_b(impl):\n    assert impl.answer() > 0\n")
+    practice = toy_problem(
+        tmp_path,
+        "def answer():\n    return 42 +\n",
+        "def test_a(impl):\n    assert impl.answer() == 42\n\n\n"
+        "def test_b(impl):\n    assert impl.answer() > 0\n",
+    )
     assert check.main(["toy-problem", "--practice", str(practice)]) == 1
     out, err = capsys.readouterr()
     assert "practice/toys/toy_problem/starter.py does not import" in err
@@ -71,8 +85,11 @@ def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
 
 
 def test_error_at_import_time_shows_the_attempts_line(tmp_path, capsys):
-    practice = toy_problem(tmp_path, "import math\n\nSCALE = math.tau / undefined_name\n",
-                           "def test_a(impl):\n    assert impl.answer() == 42\n")
+    practice = toy_problem(
+        tmp_path,
+        "import math\n\nSCALE = math.tau / undefined_name\n",
+        "def test_a(impl):\n    assert impl.answer() == 42\n",
+    )
     assert check.main(["toys/toy-problem", "--practice", str(practice)]) == 1
     err = capsys.readouterr().err
     assert 'toy_problem/starter.py", line 3' in err and "NameError" in err
@@ -80,7 +97,7 @@ def test_error_at_import_time_shows_the_attempts_line(tmp_path, capsys):
 
 
 def test_setup_errors_are_reported_as_error_not_fail(tmp_path):
-    tests = '''import pytest
+    tests = """import pytest
 
 
 @pytest.fixture
@@ -98,13 +115,18 @@ def test_fails(impl):
 
 def test_passes(impl):
     assert impl.answer() == 42
-'''
+"""
     # The attempt imports JAX: check.py must configure the runtime before importing it.
     starter = "import jax.numpy as jnp\n\n\ndef answer():\n    return int(jnp.int32(42))\n"
     practice = toy_problem(tmp_path, starter, tests)
-    result = subprocess.run([sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice",
-                             str(practice)], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV})
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV},
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert ["ERROR", "test_setup_breaks"] in lines, result.stdout

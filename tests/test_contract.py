@@ -1,4 +1,5 @@
 """Unit tests of the snippet contract (jaxbook.snippet), run in-process."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,7 +16,9 @@ def test_plain_snippet_runs():
 
 
 def test_declared_error_is_returned_with_trimmed_traceback():
-    declaration, error = run("# raises: ZeroDivisionError\n# match: division\n\ndef f():\n    return 1 / 0\n\nf()\n")
+    declaration, error = run(
+        "# raises: ZeroDivisionError\n# match: division\n\ndef f():\n    return 1 / 0\n\nf()\n"
+    )
     assert declaration.raises == "ZeroDivisionError" and isinstance(error, ZeroDivisionError)
     text = "".join(trimmed_traceback(error))
     assert 'File "snippets/demo/x.py", line 7, in <module>' in text
@@ -30,28 +33,58 @@ def test_traceback_drops_library_frames_and_paths():
     assert text.count('File "') == 1
 
 
-@pytest.mark.parametrize("source, message", [
-    ("raise KeyError('k')\n", "raised KeyError: 'k', but the snippet declares no error"),
-    ("# raises: KeyError\nx = 1\n", "snippets/demo/x.py:1: declares '# raises: KeyError' but raised nothing"),
-    ("# raises: KeyError\nraise LookupError('k')\n", "declares '# raises: KeyError' but raised LookupError"),
-    ("# raises: LookupError\nraise KeyError('k')\n", "declares '# raises: LookupError' but raised KeyError"),
-    ("# raises: KeyError\n# match: ^z$\nraise KeyError('k')\n", "does not match '# match: ^z$'"),
-    ("# raises: NoSuchError\nx = 1\n", "snippets/demo/x.py:1: malformed error declaration: 'NoSuchError'"),
-    ("# raises: jax.errors.NoSuchError\nx = 1\n", "'jax.errors.NoSuchError' is not an exception class"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("raise KeyError('k')\n", "raised KeyError: 'k', but the snippet declares no error"),
+        (
+            "# raises: KeyError\nx = 1\n",
+            "snippets/demo/x.py:1: declares '# raises: KeyError' but raised nothing",
+        ),
+        (
+            "# raises: KeyError\nraise LookupError('k')\n",
+            "declares '# raises: KeyError' but raised LookupError",
+        ),
+        (
+            "# raises: LookupError\nraise KeyError('k')\n",
+            "declares '# raises: LookupError' but raised KeyError",
+        ),
+        ("# raises: KeyError\n# match: ^z$\nraise KeyError('k')\n", "does not match '# match: ^z$'"),
+        (
+            "# raises: NoSuchError\nx = 1\n",
+            "snippets/demo/x.py:1: malformed error declaration: 'NoSuchError'",
+        ),
+        ("# raises: jax.errors.NoSuchError\nx = 1\n", "'jax.errors.NoSuchError' is not an exception class"),
+    ],
+)
 def test_contract_violations_name_the_file(source, message):
     with pytest.raises(SnippetError, match=None) as info:
         run(source)
     assert message in str(info.value)
 
 
-@pytest.mark.parametrize("source, message", [
-    ("# raises: Type Error\n", "x.py:1: malformed error declaration: '# raises:' needs one exception class"),
-    ("# raises: TypeError\n# raises: ValueError\n", "x.py:2: malformed error declaration: a second '# raises:'"),
-    ("# match: (\n# raises: TypeError\n", "x.py:1: malformed error declaration: '# match:' is not a valid regular"),
-    ("# match: boom\n", "'# match:' without '# raises:'"),
-    ("x = 1\n# raises: TypeError\n", "x.py:2: malformed error declaration: '# raises:' must be in the comment block"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            "# raises: Type Error\n",
+            "x.py:1: malformed error declaration: '# raises:' needs one exception class",
+        ),
+        (
+            "# raises: TypeError\n# raises: ValueError\n",
+            "x.py:2: malformed error declaration: a second '# raises:'",
+        ),
+        (
+            "# match: (\n# raises: TypeError\n",
+            "x.py:1: malformed error declaration: '# match:' is not a valid regular",
+        ),
+        ("# match: boom\n", "'# match:' without '# raises:'"),
+        (
+            "x = 1\n# raises: TypeError\n",
+            "x.py:2: malformed error declaration: '# raises:' must be in the comment block",
+        ),
+    ],
+)
 def test_malformed_declarations(source, message):
     with pytest.raises(SnippetError) as info:
         parse_declaration(source, "snippets/demo/x.py")
@@ -61,7 +94,8 @@ def test_malformed_declarations(source, message):
 def test_jax_error_path_resolves():
     declaration, error = run(
         "# raises: jax.errors.TracerBoolConversionError\nimport jax\n\n"
-        "@jax.jit\ndef f(x):\n    return 1 if x > 0 else 0\n\nf(1.0)\n")
+        "@jax.jit\ndef f(x):\n    return 1 if x > 0 else 0\n\nf(1.0)\n"
+    )
     assert type(error).__name__ == "TracerBoolConversionError"
     assert "snippets/demo/x.py" in str(error)  # JAX names the snippet file, not a temp path
 

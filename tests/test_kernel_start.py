@@ -1,4 +1,5 @@
 """Kernels started at the same moment do not collide (jaxbook.provisioner)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,9 @@ async def start_and_ask(barrier: asyncio.Barrier) -> tuple[dict, str]:
     kc.start_channels()
     try:
         await kc.wait_for_ready(timeout=120)
-        reply = await kc.execute_interactive("import os; print(os.getpid())", timeout=120,
-                                             output_hook=outputs.append)
+        reply = await kc.execute_interactive(
+            "import os; print(os.getpid())", timeout=120, output_hook=outputs.append
+        )
         assert reply["content"]["status"] == "ok"
         assert isinstance(km.provisioner, BookProvisioner)
         return km.get_connection_info(), str(km.provisioner.pid)
@@ -58,6 +60,7 @@ def test_two_kernels_started_at_once_bind_distinct_ports(kernel_path):
 def test_the_kernel_binds_the_ports_itself(kernel_path):
     """The ports come from the kernel's own bind (port 0), not from a pick made earlier: a port
     that the manager would have picked and that another process holds is never used."""
+
     async def run():
         km = AsyncKernelManager(kernel_name="python3")
         # Occupy the ports the manager is configured with, as a racing process would.

@@ -1,6 +1,7 @@
 """The assumptions jaxbook.nbadapter and jaxbook.kernel make about MyST-NB, nbclient,
 jupyter_client, ipykernel and IPython. If an upgrade breaks one, this file says which, loudly,
 instead of the build running snippets under the wrong name."""
+
 from __future__ import annotations
 
 import inspect
@@ -47,8 +48,8 @@ def test_jupyter_client_session_metadata_reaches_the_execute_request():
 
 
 def test_ipykernel_and_ipython_hand_the_metadata_to_pre_run_cell():
-    from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
     from ipykernel.kernelbase import Kernel
+    from IPython.core.interactiveshell import ExecutionInfo, InteractiveShell
 
     assert 'cell_meta = parent.get("metadata", None)' in inspect.getsource(Kernel.execute_request)
     assert "cell_meta" in inspect.signature(InteractiveShell.run_cell).parameters

@@ -11,6 +11,7 @@ test passing once the reference solution is pasted into the code cell.
 Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
 kernels started at the same time by several xdist workers cannot race for a port.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,11 @@ print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
 
 def reader_env(folder: Path) -> dict:
     """The environment of a reader's Jupyter: nothing of the book, no device flags."""
-    env = {k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV
-           and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))
+    }
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
     return env
 
@@ -75,16 +79,26 @@ class Reader:
         # A short private folder: ipc socket paths must stay under ~100 characters.
         self.runtime = Path(tempfile.mkdtemp(prefix="nb"))
         specs = KernelSpecManager(kernel_dirs=[])  # only the native python3 spec (sys.executable)
-        self.km = KernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc",
-                                connection_file=str(self.runtime / "kernel.json"))
+        self.km = KernelManager(
+            kernel_name="python3",
+            kernel_spec_manager=specs,
+            transport="ipc",
+            connection_file=str(self.runtime / "kernel.json"),
+        )
         assert not Path(self.km.kernel_spec.resource_dir).resolve().is_relative_to(ROOT / "jaxbook")
-        self.client = NotebookClient(notebook, km=self.km, timeout=600, allow_errors=True,
-                                     shutdown_kernel="immediate",
-                                     resources={"metadata": {"path": str(folder)}})
+        self.client = NotebookClient(
+            notebook,
+            km=self.km,
+            timeout=600,
+            allow_errors=True,
+            shutdown_kernel="immediate",
+            resources={"metadata": {"path": str(folder)}},
+        )
 
     def __enter__(self):
-        self._context = self.client.setup_kernel(env=reader_env(self.runtime), cwd=str(self.folder),
-                                                 cleanup_kc=True)
+        self._context = self.client.setup_kernel(
+            env=reader_env(self.runtime), cwd=str(self.folder), cleanup_kc=True
+        )
         self._context.__enter__()
         return self
 
@@ -118,22 +132,28 @@ def compare(site, reader) -> list[str]:
     own = [c for c in reader.cells if c.cell_type == "code" and c.metadata.get("load")]
     problems = []
     if [c.metadata.load for c in site_cells] != [c.metadata.load for c in own]:
-        return [f"the download's snippet cells {[c.metadata.load for c in own]} are not the "
-                f"site's {[c.metadata.get('load') for c in site_cells]}"]
+        return [
+            f"the download's snippet cells {[c.metadata.load for c in own]} are not the "
+            f"site's {[c.metadata.get('load') for c in site_cells]}"
+        ]
     for site_cell, cell in zip(site_cells, own):
         if cell.source != site_cell.source:
             problems.append(f"{cell.metadata.load}: source differs from the site's")
         if error_of(site_cell) != error_of(cell):
-            problems.append(f"{cell.metadata.load}: raised {error_of(cell)} for the reader, "
-                            f"{error_of(site_cell)} on the site\n{stdout_of(cell)[-2000:]}"
-                            + "".join("\n".join(o.get("traceback", [])) for o in cell.outputs)[-3000:])
+            problems.append(
+                f"{cell.metadata.load}: raised {error_of(cell)} for the reader, "
+                f"{error_of(site_cell)} on the site\n{stdout_of(cell)[-2000:]}"
+                + "".join("\n".join(o.get("traceback", [])) for o in cell.outputs)[-3000:]
+            )
         tagged = "raises-exception" in cell.metadata.get("tags", [])
         if tagged != (error_of(site_cell) is not None):
             problems.append(f"{cell.metadata.load}: raises-exception tag is {tagged}")
     for cell in reader.cells:
         if cell.cell_type == "code" and role(cell) and error_of(cell):
-            problems.append(f"added {role(cell)} cell raised {error_of(cell)}:\n{cell.source[:300]}"
-                            + "\n".join(o.get("traceback", []) for o in cell.outputs)[-3000:])
+            problems.append(
+                f"added {role(cell)} cell raised {error_of(cell)}:\n{cell.source[:300]}"
+                + "\n".join(o.get("traceback", []) for o in cell.outputs)[-3000:]
+            )
     return problems
 
 
@@ -165,16 +185,21 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
             assert all(Path(p).resolve().is_relative_to(folder.resolve()) for p in seen[name] or []), seen
         problems = compare(site, reader)
         code_cells = [c for c in reader.cells if c.cell_type == "code"]
-        print(f"{page}: {len(code_cells)} cells run, "
-              f"{sum(bool(c.metadata.get('load')) for c in code_cells)} compared, "
-              f"{len(problems)} differ")
+        print(
+            f"{page}: {len(code_cells)} cells run, "
+            f"{sum(bool(c.metadata.get('load')) for c in code_cells)} compared, "
+            f"{len(problems)} differ"
+        )
         assert not problems, "\n".join(problems)
         attempts = [i for i, c in enumerate(reader.cells) if role(c) == "attempt"]
         if not attempts:
             return
         # A practice page: the starter is not yet a solution; the reference solution is.
-        checks = [i for i, c in enumerate(reader.cells)
-                  if role(c) == "check" and c.source.startswith("from practice._check import check")]
+        checks = [
+            i
+            for i, c in enumerate(reader.cells)
+            if role(c) == "check" and c.source.startswith("from practice._check import check")
+        ]
         assert checks == [len(reader.cells) - 1], "the check must be the last cell"
         text, _, total = verdict(reader.cells[-1])
         assert text == "not yet" and total >= 3, stdout_of(reader.cells[-1])
@@ -185,11 +210,13 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         kernel.run(attempt)
         kernel.run(checks[0])
         text, passed, solved_total = verdict(reader.cells[-1])
-        assert (text, passed, solved_total) == ("solved: every test passes", total, total), \
-            stdout_of(reader.cells[-1])[-3000:]
+        assert (text, passed, solved_total) == ("solved: every test passes", total, total), stdout_of(
+            reader.cells[-1]
+        )[-3000:]
 
 
 # -- the generator, without a build: fast checks of the notebook's structure -------------------------
+
 
 def unexecuted(page: str) -> dict:
     """What MyST-NB writes for ``page``, minus the outputs: Markdown cells and snippet cells."""
@@ -198,10 +225,11 @@ def unexecuted(page: str) -> dict:
     body_start = lines.index("---", 1) + 1
     cells, start = [], body_start
     for cell in find_cells(lines):
-        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:cell.start])))
+        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.start])))
         snippet = (path.parent / cell.load).resolve()
-        cells.append(nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"),
-                                               metadata={"load": cell.load}))
+        cells.append(
+            nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"), metadata={"load": cell.load})
+        )
         start = cell.end + 1
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
     return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
@@ -225,8 +253,9 @@ def test_notebook_structure(page):
             written.add(cell.source.split("\n", 1)[0].split()[1])
         if cell.metadata.get("load"):
             snippet = (ROOT / page).parent / cell.metadata.load
-            needed = {p.relative_to(ROOT).as_posix()
-                      for p in project_dependencies(snippet.resolve(), ROOT)[1:]}
+            needed = {
+                p.relative_to(ROOT).as_posix() for p in project_dependencies(snippet.resolve(), ROOT)[1:]
+            }
             assert needed <= written, f"{cell.metadata.load} runs before {needed - written} is written"
             declared = parse_declaration(cell.source, cell.metadata.load) is not None
             assert declared == ("raises-exception" in cell.metadata.get("tags", []))
@@ -239,14 +268,17 @@ def test_notebook_structure(page):
         problem = ROOT / page
         attempts = [c for c in code_cells if role(c) == "attempt"]
         assert len(attempts) == 1
-        assert attempts[0].source == (f"%%writefile {problem.name}.py\n"
-                                      + (problem / "starter.py").read_text(encoding="utf-8").rstrip("\n"))
+        assert attempts[0].source == (
+            f"%%writefile {problem.name}.py\n"
+            + (problem / "starter.py").read_text(encoding="utf-8").rstrip("\n")
+        )
         for test in problem.glob("test_*.py"):
             assert f"{test.relative_to(ROOT).as_posix()}" in written
         assert "practice/_check.py" in written
         assert not any("make check PROBLEM" in c.source for c in notebook.cells), "no clone needed"
-        assert code_cells[-1].source.endswith(f'check("{problem.name}.py", '
-                                              f'"{problem.relative_to(ROOT).as_posix()}")')
+        assert code_cells[-1].source.endswith(
+            f'check("{problem.name}.py", "{problem.relative_to(ROOT).as_posix()}")'
+        )
 
 
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
@@ -263,12 +295,20 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
-    code = "from practice._check import check; check('practice/arrays/masked_mean/starter.py', " \
-           "'practice/arrays/masked_mean')"
-    notebook = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600)
-    make = subprocess.run([sys.executable, "-m", "jaxbook.check", "masked-mean"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    code = (
+        "from practice._check import check; check('practice/arrays/masked_mean/starter.py', "
+        "'practice/arrays/masked_mean')"
+    )
+    notebook = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    make = subprocess.run(
+        [sys.executable, "-m", "jaxbook.check", "masked-mean"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
     def report(output: str) -> list[str]:
         lines = output.splitlines()

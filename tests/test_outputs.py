@@ -1,5 +1,6 @@
 """Expected outputs (jaxbook.outputs), the page rule (jaxbook.pages), build records
 (jaxbook.records) and the deprecation part of the contract (jaxbook.snippet), in-process."""
+
 from __future__ import annotations
 
 import json
@@ -14,22 +15,41 @@ from jaxbook.snippet import SnippetError, execute, parse_warning
 # --- the normaliser: one test per rule, each with what it must leave alone ---------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("first call 88.1 ms, later calls 1.54 ms each",
-     "first call <duration>, later calls <duration> each"),
-    ("jit, call 1:  386.30 ms\njit, call 2:    7.56 ms", "jit, call 1: <duration>\njit, call 2: <duration>"),
-    ("took 1.2 s", "took <duration>"), ("took 350 µs", "took <duration>"),
-    ("took 12ns", "took <duration>"), ("after 2 seconds", "after <duration>"),
-    ("took 3.5e-05 s", "took <duration>"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "first call 88.1 ms, later calls 1.54 ms each",
+            "first call <duration>, later calls <duration> each",
+        ),
+        (
+            "jit, call 1:  386.30 ms\njit, call 2:    7.56 ms",
+            "jit, call 1: <duration>\njit, call 2: <duration>",
+        ),
+        ("took 1.2 s", "took <duration>"),
+        ("took 350 µs", "took <duration>"),
+        ("took 12ns", "took <duration>"),
+        ("after 2 seconds", "after <duration>"),
+        ("took 3.5e-05 s", "took <duration>"),
+    ],
+)
 def test_duration_rule(text, expected):
     assert outputs.normalise(text) == expected + "\n"
 
 
-@pytest.mark.parametrize("text", [
-    "10 updates: 0 bytes", "shape (3, 4) float32", "f32[3,2] 2 samples", "x2 s", "x: 1.5",
-    "mask 3s2", "array([1., 2.])", "v1.2 s3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10 updates: 0 bytes",
+        "shape (3, 4) float32",
+        "f32[3,2] 2 samples",
+        "x2 s",
+        "x: 1.5",
+        "mask 3s2",
+        "array([1., 2.])",
+        "v1.2 s3",
+    ],
+)
 def test_duration_rule_leaves_other_numbers(text):
     assert outputs.normalise(text) == text + "\n"
 
@@ -81,10 +101,8 @@ def test_every_rule_is_documented_in_one_place():
 
 
 def test_difference_names_the_snippet_shows_a_diff_and_the_command():
-    message = outputs.difference("snippets/jit/jit_basic.py", "a\nsame: True\nz\n",
-                                 "a\nsame: False\nz\n")
-    assert message.startswith("snippets/jit/jit_basic.py: output differs from "
-                              "snippets/jit/jit_basic.out")
+    message = outputs.difference("snippets/jit/jit_basic.py", "a\nsame: True\nz\n", "a\nsame: False\nz\n")
+    assert message.startswith("snippets/jit/jit_basic.py: output differs from snippets/jit/jit_basic.out")
     assert "-same: True\n+same: False\n" in message
     assert "--- snippets/jit/jit_basic.out (expected)" in message
     assert "`make outputs SNIPPET=snippets/jit/jit_basic.py`" in message
@@ -119,8 +137,10 @@ def test_every_snippet_belongs_to_the_page_that_loads_it():
                 wrong.append(str(exc))
                 continue
             if home != page:
-                wrong.append(f"{snippet.relative_to(ROOT)} is loaded by {page.relative_to(ROOT)} "
-                             f"but the rule gives {home.relative_to(ROOT)}")
+                wrong.append(
+                    f"{snippet.relative_to(ROOT)} is loaded by {page.relative_to(ROOT)} "
+                    f"but the rule gives {home.relative_to(ROOT)}"
+                )
     assert not wrong, "\n".join(wrong)
 
 
@@ -197,11 +217,16 @@ def test_declared_deprecation_passes_and_is_observed():
     assert seen == ["DeprecationWarning: old_api is deprecated"]
 
 
-@pytest.mark.parametrize("header, message", [
-    ("# warns: DeprecationWarning\n", "declares '# warns: DeprecationWarning' but no "
-                                      "DeprecationWarning was raised"),
-    ("# warns: FutureWarning\n", "x.py:1: declares '# warns: FutureWarning'"),
-])
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        (
+            "# warns: DeprecationWarning\n",
+            "declares '# warns: DeprecationWarning' but no DeprecationWarning was raised",
+        ),
+        ("# warns: FutureWarning\n", "x.py:1: declares '# warns: FutureWarning'"),
+    ],
+)
 def test_declared_deprecation_that_is_not_raised_fails(header, message):
     with pytest.raises(SnippetError) as info:
         run(header + "print('nothing deprecated')\n")
@@ -216,16 +241,21 @@ def test_declared_pattern_must_match():
 def test_other_warnings_and_other_libraries_pass():
     assert run(deprecating("UserWarning")) == []
     # A deprecation raised inside a library that is not watched (attributed to its own file).
-    source = ("import warnings\n\nwarnings.warn_explicit('old', DeprecationWarning, "
-              "'/x/site-packages/otherlib/m.py', 1)\n")
+    source = (
+        "import warnings\n\nwarnings.warn_explicit('old', DeprecationWarning, "
+        "'/x/site-packages/otherlib/m.py', 1)\n"
+    )
     assert run(source) == ["DeprecationWarning: old"]
 
 
-@pytest.mark.parametrize("source, message", [
-    ("# warns: Deprecation Warning\n", "x.py:1: malformed warning declaration: '# warns:' needs"),
-    ("# warns-match: x\n", "'# warns-match:' without '# warns:'"),
-    ("x = 1\n# warns: FutureWarning\n", "x.py:2: malformed warning declaration: '# warns:' must"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("# warns: Deprecation Warning\n", "x.py:1: malformed warning declaration: '# warns:' needs"),
+        ("# warns-match: x\n", "'# warns-match:' without '# warns:'"),
+        ("x = 1\n# warns: FutureWarning\n", "x.py:2: malformed warning declaration: '# warns:' must"),
+    ],
+)
 def test_malformed_warning_declarations(source, message):
     with pytest.raises(SnippetError) as info:
         parse_warning(source, "snippets/demo/x.py")
@@ -252,8 +282,16 @@ def test_record_matches_only_the_files_it_was_made_from(tmp_path):
     helper.parent.mkdir(parents=True)
     helper.write_text("X = 1\n")
     snippet.write_text("from snippets.demo._helper import X\nprint(X)\n")
-    path = records.write(snippet, tmp_path, declared=None, raised=None, contract=None,
-                         warnings=[], output="1\n", expected="same")
+    path = records.write(
+        snippet,
+        tmp_path,
+        declared=None,
+        raised=None,
+        contract=None,
+        warnings=[],
+        output="1\n",
+        expected="same",
+    )
     assert path == tmp_path / "_build" / "records" / "demo" / "uses.json"
     record = records.matching(snippet, tmp_path)
     assert record["output"] == "1\n" and record["execution_key"] == runtime.execution_key()
@@ -284,8 +322,10 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
     page = tmp_path / "guide" / "demo.md"
     page.parent.mkdir()
     names = ["same", "changed", "now_raises", "stops", "warns"]
-    page.write_text("# demo\n" + "".join(
-        f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names))
+    page.write_text(
+        "# demo\n"
+        + "".join(f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names)
+    )
     before = {}
     for name in names:
         path = tmp_path / "snippets" / "demo" / f"{name}.py"
@@ -293,13 +333,16 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
         path.write_text("# raises: KeyError\n" if name == "stops" else "x = 1\n")
         outputs.write_expected(path, "new\n" if name == "changed" else "old\n")
         before[f"snippets/demo/{name}.py"] = "old\n"
-        records.write(path, tmp_path, output="old\n",
-                      declared="KeyError" if name == "stops" else None,
-                      raised="ValueError" if name == "now_raises" else None,
-                      warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
-                      contract=None if name == "same" else "broken")
-    (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key",
-                                                      "outputs": before}))
+        records.write(
+            path,
+            tmp_path,
+            output="old\n",
+            declared="KeyError" if name == "stops" else None,
+            raised="ValueError" if name == "now_raises" else None,
+            warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
+            contract=None if name == "same" else "broken",
+        )
+    (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key", "outputs": before}))
     summary = summarise(tmp_path, tmp_path, {})
     assert "guide/demo.md: 4 of 5 snippets differ" in summary
     assert "snippets/demo/changed.py: output changed" in summary

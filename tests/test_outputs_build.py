@@ -1,5 +1,6 @@
 """The build compares every snippet's output with its expected .out file (one throwaway build,
 several pages: a page stops at its first failing cell, so each failure gets its own page)."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,10 +11,11 @@ pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
 
 # Identical text in two files: each must run, and be reported, under its own name.
 TWIN = "from pathlib import Path\n\nprint('I am', Path(__file__).name)\n"
-PLOT = ("import matplotlib.pyplot as plt\n\nplt.plot([0, 1], [1, 0])\nplt.title('a line')\n"
-        "plt.show()\n")
-DECLARED = ("# warns: DeprecationWarning\nimport warnings\n\n"
-            "warnings.warn('old_api is deprecated', DeprecationWarning)\n")
+PLOT = "import matplotlib.pyplot as plt\n\nplt.plot([0, 1], [1, 0])\nplt.title('a line')\nplt.show()\n"
+DECLARED = (
+    "# warns: DeprecationWarning\nimport warnings\n\n"
+    "warnings.warn('old_api is deprecated', DeprecationWarning)\n"
+)
 UNDECLARED = "import warnings\n\nwarnings.warn('old_api is deprecated', DeprecationWarning)\n"
 
 
@@ -23,9 +25,12 @@ def build(tmp_path_factory):
     book.snippet("twins/one.py", TWIN, "I am one.py\n")
     book.snippet("twins/two.py", TWIN, "I am two.py\n")
     book.snippet("twins/plot.py", PLOT, "[display: image/png]\n")
-    book.snippet("twins/declared.py", DECLARED,
-                 "snippets/twins/declared.py:4: DeprecationWarning: old_api is deprecated\n"
-                 "  warnings.warn('old_api is deprecated', DeprecationWarning)\n")
+    book.snippet(
+        "twins/declared.py",
+        DECLARED,
+        "snippets/twins/declared.py:4: DeprecationWarning: old_api is deprecated\n"
+        "  warnings.warn('old_api is deprecated', DeprecationWarning)\n",
+    )
     book.snippet("flip/check.py", "print('same:', 1 + 1 == 3)\n", "same: True\n")
     book.snippet("flip/after.py", "print('after')\n", "after\n")
     book.snippet("missing/none.py", "print('no expected file')\n")
@@ -67,6 +72,8 @@ def test_missing_expected_output_fails_with_the_same_instruction(build):
 
 
 def test_undeclared_deprecation_fails_and_declared_one_passes(build):
-    assert "snippets/dep/old.py:3: DeprecationWarning while the snippet ran: old_api is " \
-           "deprecated" in build.output
+    assert (
+        "snippets/dep/old.py:3: DeprecationWarning while the snippet ran: old_api is "
+        "deprecated" in build.output
+    )
     assert "snippets/twins/declared.py" not in build.output

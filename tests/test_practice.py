@@ -5,6 +5,7 @@ its docstring names.
 (The same tests pass against every reference solution: they are collected from practice/ by the
 normal pytest run, with --impl=solution, the default.)
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,17 @@ from practice.conftest import caught_by
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
-SECTIONS = ["arrays", "autodiff", "jit_scan", "vectorization", "optimizers", "attention",
-            "decoding", "sharding", "performance"]
+SECTIONS = [
+    "arrays",
+    "autodiff",
+    "jit_scan",
+    "vectorization",
+    "optimizers",
+    "attention",
+    "decoding",
+    "sharding",
+    "performance",
+]
 
 
 def ident(folder):
@@ -44,9 +54,27 @@ def wrong_ident(path):
 
 def run_practice_tests(impl, report):
     """Run every problem's tests in one pytest subprocess; the junit XML lands in ``report``."""
-    subprocess.run([sys.executable, "-m", "pytest", str(PRACTICE), f"--impl={impl}", "-q", "-n", "2",
-                    "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "junit_family=xunit1"],
-                   cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(PRACTICE),
+            f"--impl={impl}",
+            "-q",
+            "-n",
+            "2",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+            "-o",
+            "junit_family=xunit1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     for case in ET.parse(report).getroot().iter("testcase"):
         file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
         props = {p.get("name"): p.get("value") for p in case.iter("property")}
@@ -99,7 +127,8 @@ def test_problem_keeps_wrong_solutions(folder):
     names = [p.stem for p in wrong_files(folder)]
     assert len(names) >= MIN_WRONG_PER_PROBLEM, (
         f"{ident(folder)}: keep at least {MIN_WRONG_PER_PROBLEM} plausible wrong answers in "
-        f"{ident(folder)}/wrong/ (found {names})")
+        f"{ident(folder)}/wrong/ (found {names})"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -130,19 +159,23 @@ def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
     mistake, named = caught_by(path)
     assert mistake, f"{wrong_ident(path)}: the docstring's first line must state the mistake"
     assert named, f"{wrong_ident(path)}: the docstring needs a line 'Caught by: test_a, test_b'"
-    long = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if len(line) > 79]
+    long = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > 79]
     assert not long, f"{wrong_ident(path)}: lines longer than 79 columns: {long}"
     solution = code_lines(path.parent.parent / "solution.py")
-    changed = [line for line in difflib.unified_diff(solution, code_lines(path), lineterm="", n=0)
-               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    changed = [
+        line
+        for line in difflib.unified_diff(solution, code_lines(path), lineterm="", n=0)
+        if line[:1] in "+-" and line[:3] not in ("+++", "---")
+    ]
     assert 0 < len(changed) <= MAX_CHANGED_LINES, (
         f"{wrong_ident(path)}: {len(changed)} changed lines against solution.py; a wrong solution "
-        f"is the solution with one mistake")
+        f"is the solution with one mistake"
+    )
     outcomes = wrong_outcomes[path]
     unknown = [name for name in named if name not in outcomes]
     assert not unknown, f"{wrong_ident(path)}: 'Caught by' names tests that do not exist: {unknown}"
     not_failing = {name: sorted(outcomes[name]) for name in named if "failure" not in outcomes[name]}
     assert not not_failing, (
         f"{wrong_ident(path)}: 'Caught by' names tests that do not fail for it: {not_failing} "
-        f"(set-up errors do not count)")
+        f"(set-up errors do not count)"
+    )

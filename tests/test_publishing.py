@@ -1,4 +1,5 @@
 """What the published site offers besides the pages: notebook downloads, metadata, sitemap, 404."""
+
 from __future__ import annotations
 
 import json
@@ -20,11 +21,19 @@ def hosted(tmp_path_factory):
     mp.setenv("READTHEDOCS_CANONICAL_URL", "https://books.example.org/jax/en/latest/")
     book = Book(tmp_path_factory.mktemp("hosted"))
     # Two prints far enough apart in time to reach the notebook as two stream outputs.
-    book.snippet("demo/hello.py", "import time\n\nimport jax.numpy as jnp\n\nprint('sum:', jnp.arange(4).sum())\n"
-                 "time.sleep(0.6)\nprint('second line')\n")
-    book.page("demo", "demo/hello.py",
-              body="A page whose first paragraph is long enough to become the description of the page.")
-    (book.root / "404.md").write_text("---\norphan: true\n---\n# Page not found\n\nTry the [start](index.md).\n")
+    book.snippet(
+        "demo/hello.py",
+        "import time\n\nimport jax.numpy as jnp\n\nprint('sum:', jnp.arange(4).sum())\n"
+        "time.sleep(0.6)\nprint('second line')\n",
+    )
+    book.page(
+        "demo",
+        "demo/hello.py",
+        body="A page whose first paragraph is long enough to become the description of the page.",
+    )
+    (book.root / "404.md").write_text(
+        "---\norphan: true\n---\n# Page not found\n\nTry the [start](index.md).\n"
+    )
     build = book.build()
     mp.undo()
     assert build.returncode == 0, build.output

@@ -1,4 +1,5 @@
 """No stale output: an edit re-executes exactly the pages that depend on it."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ def book(tmp_path):
     book = Book(tmp_path)
     book.snippet("shared/_helper.py", "GREETING = 'hello'\n")
     book.snippet("shared/_indirect.py", "from snippets.shared._helper import GREETING\n")
-    book.snippet("a/uses_helper.py", "from snippets.shared import _indirect\n\n" + TOKEN
-                 + "print(_indirect.GREETING)\n")
+    book.snippet(
+        "a/uses_helper.py",
+        "from snippets.shared import _indirect\n\n" + TOKEN + "print(_indirect.GREETING)\n",
+    )
     book.snippet("b/standalone.py", TOKEN)
     book.page("a", "a/uses_helper.py")
     book.page("b", "b/standalone.py")
@@ -86,7 +89,9 @@ def test_changing_the_execution_key_reexecutes_every_page(book):
 
 def test_the_build_runs_on_eight_emulated_devices(tmp_path):
     book = Book(tmp_path)
-    book.snippet("dev/count.py", "import jax\n\nprint('device_count', jax.device_count(), jax.default_backend())\n")
+    book.snippet(
+        "dev/count.py", "import jax\n\nprint('device_count', jax.device_count(), jax.default_backend())\n"
+    )
     book.page("dev", "dev/count.py")
     build = book.build()
     assert build.returncode == 0, build.output
@@ -96,10 +101,16 @@ def test_the_build_runs_on_eight_emulated_devices(tmp_path):
 
 def test_one_snippet_cannot_change_the_next_ones_output(tmp_path):
     book = Book(tmp_path)
-    book.snippet("state/change.py", "import jax\nimport numpy as np\n\n"
-                 "jax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n")
-    book.snippet("state/observe.py", "import jax.numpy as jnp\nimport numpy as np\n\n"
-                 "print('dtype', jnp.ones(1).dtype, 'precision', np.get_printoptions()['precision'])\n")
+    book.snippet(
+        "state/change.py",
+        "import jax\nimport numpy as np\n\n"
+        "jax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n",
+    )
+    book.snippet(
+        "state/observe.py",
+        "import jax.numpy as jnp\nimport numpy as np\n\n"
+        "print('dtype', jnp.ones(1).dtype, 'precision', np.get_printoptions()['precision'])\n",
+    )
     book.page("state", "state/change.py", "state/observe.py")
     build = book.build()
     assert build.returncode == 0, build.output
@@ -112,7 +123,9 @@ def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXBOOK_JOBS", "1")  # one process reads both pages, in order
     book = Book(tmp_path)
     book.snippet("state/_counter.py", "CALLS = []\n")
-    book.snippet("state/change.py", """\
+    book.snippet(
+        "state/change.py",
+        """\
         import os
         import random
         import sys
@@ -133,8 +146,11 @@ def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
         os.chdir("snippets")
         leftover = "global"
         print("pid", os.getpid())
-        """)
-    book.snippet("state/observe.py", """\
+        """,
+    )
+    book.snippet(
+        "state/observe.py",
+        """\
         import os
         import random
         import sys
@@ -153,7 +169,8 @@ def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
               warnings.filters[0] == ("ignore", None, Warning, None, 0))
         print("cwd", os.path.basename(os.getcwd()))
         print("numpy", *np.random.randint(2**31, size=3), "random", random.getrandbits(64))
-        """)
+        """,
+    )
     book.page("change", "state/change.py")
     book.page("observe", "state/observe.py")
     build = book.build()

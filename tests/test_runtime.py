@@ -1,4 +1,5 @@
 """The one runtime configuration serves pytest too."""
+
 import os
 
 import jax

@@ -1,4 +1,5 @@
 """The real site: a strict build (every page executed, any warning fails), then what it publishes."""
+
 from __future__ import annotations
 
 import re
@@ -12,16 +13,32 @@ from jaxbook import ROOT
 pytestmark = pytest.mark.build
 
 HTML = ROOT / "_build" / "html"
-MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in sorted({
-    str(ROOT), str(Path.home()), "/root/", "/tmp/", "/home/", "site-packages", "/usr/lib/python",
-})))
+MACHINE_PATHS = re.compile(
+    "|".join(
+        re.escape(p)
+        for p in sorted(
+            {
+                str(ROOT),
+                str(Path.home()),
+                "/root/",
+                "/tmp/",
+                "/home/",
+                "site-packages",
+                "/usr/lib/python",
+            }
+        )
+    )
+)
 TEXT_SUFFIXES = {".html", ".js", ".ipynb", ".txt", ".md", ".css", ".json", ".py"}
 
 
 def pages():
     """The built pages that come from the book's sources."""
-    sources = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-               for p in ROOT.glob(pattern)]
+    sources = [
+        p
+        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+        for p in ROOT.glob(pattern)
+    ]
     return [HTML / p.relative_to(ROOT).with_suffix(".html") for p in sources]
 
 
@@ -47,8 +64,17 @@ def test_no_build_machine_path_is_published(built_site):
 class AssetCollector(HTMLParser):
     """Every URL that a browser fetches by itself when it renders the page."""
 
-    FETCHED = {"script": "src", "img": "src", "iframe": "src", "source": "src", "audio": "src",
-               "video": "src", "embed": "src", "object": "data", "link": "href"}
+    FETCHED = {
+        "script": "src",
+        "img": "src",
+        "iframe": "src",
+        "source": "src",
+        "audio": "src",
+        "video": "src",
+        "embed": "src",
+        "object": "data",
+        "link": "href",
+    }
 
     def __init__(self):
         super().__init__()
@@ -57,8 +83,17 @@ class AssetCollector(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "link" and not set((attrs.get("rel") or "").split()) & {
-                "stylesheet", "preload", "icon", "prefetch", "modulepreload", "manifest", "preconnect",
-                "dns-prefetch", "shortcut", "apple-touch-icon"}:
+            "stylesheet",
+            "preload",
+            "icon",
+            "prefetch",
+            "modulepreload",
+            "manifest",
+            "preconnect",
+            "dns-prefetch",
+            "shortcut",
+            "apple-touch-icon",
+        }:
             return
         url = attrs.get(self.FETCHED.get(tag, ""), None)
         if url:

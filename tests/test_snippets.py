@@ -7,6 +7,7 @@ on disk and this JAX; otherwise it runs the snippet in a fresh kernel.
 The test id is the snippet's path under snippets/, the name shown above its cell on the site:
     pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
 """
+
 from __future__ import annotations
 
 import re
@@ -21,8 +22,9 @@ SNIPPETS = ROOT / "snippets"
 
 def discover():
     """Snippet files: every .py under snippets/ except helpers (_name.py) and caches."""
-    return sorted(p for p in SNIPPETS.rglob("*.py")
-                  if not p.name.startswith("_") and "__pycache__" not in p.parts)
+    return sorted(
+        p for p in SNIPPETS.rglob("*.py") if not p.name.startswith("_") and "__pycache__" not in p.parts
+    )
 
 
 def outcome(path):
@@ -58,9 +60,17 @@ def test_snippet(path):
 def test_snippets_give_the_same_output_twice():
     """Determinism: a sample of snippets (timings, logs on stderr, warnings, a figure, a rich
     table, threads of XLA) run twice in fresh kernels give identical normalised outputs."""
-    sample = [SNIPPETS / name for name in (
-        "jit/jit_basic.py", "jit/log_compiles.py", "jit/print_vs_debug_print.py",
-        "training/adamw.py", "sharding/visualize_rows.py", "profiling/async_dispatch.py")]
+    sample = [
+        SNIPPETS / name
+        for name in (
+            "jit/jit_basic.py",
+            "jit/log_compiles.py",
+            "jit/print_vs_debug_print.py",
+            "training/adamw.py",
+            "sharding/visualize_rows.py",
+            "profiling/async_dispatch.py",
+        )
+    ]
     sample = [path for path in sample if path.is_file()]
     assert len(sample) >= 4
     runs = []
@@ -71,15 +81,18 @@ def test_snippets_give_the_same_output_twice():
         runs.append({path: records.matching(path, ROOT)["output"] for path in sample})
     for path in sample:
         assert runs[0][path] == runs[1][path], outputs.difference(
-            path.relative_to(ROOT).as_posix(), runs[0][path], runs[1][path])
+            path.relative_to(ROOT).as_posix(), runs[0][path], runs[1][path]
+        )
 
 
 def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
-    missing = [p.relative_to(ROOT).as_posix() for p in discover()
-               if not outputs.expected_path(p).is_file()]
+    missing = [p.relative_to(ROOT).as_posix() for p in discover() if not outputs.expected_path(p).is_file()]
     assert not missing, f"run `make outputs` for: {missing}"
-    stray = [p.relative_to(ROOT).as_posix() for p in SNIPPETS.rglob("*.out")
-             if not p.with_suffix(".py").is_file() or p.name.startswith("_")]
+    stray = [
+        p.relative_to(ROOT).as_posix()
+        for p in SNIPPETS.rglob("*.out")
+        if not p.with_suffix(".py").is_file() or p.name.startswith("_")
+    ]
     assert not stray, f"expected outputs without a snippet: {stray}"
 
 
@@ -91,8 +104,11 @@ def test_discovery_finds_the_snippets():
 
 def test_every_snippet_is_shown_on_a_page():
     """A snippet that no page loads is dead code that nobody reads."""
-    pages = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-             for p in ROOT.glob(pattern)]
+    pages = [
+        p
+        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+        for p in ROOT.glob(pattern)
+    ]
     loaded = set()
     for page in pages:
         for line in page.read_text(encoding="utf-8").splitlines():
@@ -109,10 +125,16 @@ MAX_LINE = 79
 def test_shown_code_fits_the_code_box():
     """Snippets, their helpers and the practice starters and solutions are shown on pages;
     a longer line is cut off at the box's edge. Error declarations may be longer."""
-    shown = [*SNIPPETS.rglob("*.py"), *ROOT.glob("practice/*/*/starter.py"),
-             *ROOT.glob("practice/*/*/solution.py")]
-    too_long = [f"{path.relative_to(ROOT)}:{number} ({len(line)} chars)"
-                for path in shown if "__pycache__" not in path.parts
-                for number, line in enumerate(source_of(path).splitlines(), start=1)
-                if len(line) > MAX_LINE and not DECLARATION.match(line.strip())]
+    shown = [
+        *SNIPPETS.rglob("*.py"),
+        *ROOT.glob("practice/*/*/starter.py"),
+        *ROOT.glob("practice/*/*/solution.py"),
+    ]
+    too_long = [
+        f"{path.relative_to(ROOT)}:{number} ({len(line)} chars)"
+        for path in shown
+        if "__pycache__" not in path.parts
+        for number, line in enumerate(source_of(path).splitlines(), start=1)
+        if len(line) > MAX_LINE and not DECLARATION.match(line.strip())
+    ]
     assert not too_long, "\n".join(too_long)

@@ -12,6 +12,7 @@ noisy: the load average is printed with the figures).
 - set-up:  ``--setup``: a fresh .venv from requirements.lock (tools/bootstrap.sh, in a scratch copy)
 - test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,11 @@ from jaxbook.build import strict_command  # noqa: E402
 
 OUT = ROOT / "_build" / "bench"
 EDITED = ROOT / "snippets" / "arrays" / "at_methods.py"
-TOUCHED = [ROOT / "snippets" / "training" / "model.py", ROOT / "snippets" / "training" / "_model.py",
-           ROOT / "guide" / "training.md"]
+TOUCHED = [
+    ROOT / "snippets" / "training" / "model.py",
+    ROOT / "snippets" / "training" / "_model.py",
+    ROOT / "guide" / "training.md",
+]
 EXECUTED = re.compile(r"^(\S+?)\.\w+: Executing notebook", re.M)
 
 
@@ -54,11 +58,17 @@ def timed_build(out: Path, *extra: str, strict: bool = True) -> tuple[float, lis
 def pages_loading(snippet: Path) -> int:
     """How many pages load ``snippet`` (what an edit of it must execute)."""
     count = 0
-    for page in [*ROOT.glob("*.md"), *ROOT.glob("guide/*.md"), *ROOT.glob("docs/*.md"),
-                 *ROOT.glob("practice/**/*.md")]:
-        loads = {(page.parent / line.split(":load:", 1)[1].strip()).resolve()
-                 for line in page.read_text(encoding="utf-8").splitlines()
-                 if line.strip().startswith(":load:")}
+    for page in [
+        *ROOT.glob("*.md"),
+        *ROOT.glob("guide/*.md"),
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("practice/**/*.md"),
+    ]:
+        loads = {
+            (page.parent / line.split(":load:", 1)[1].strip()).resolve()
+            for line in page.read_text(encoding="utf-8").splitlines()
+            if line.strip().startswith(":load:")
+        }
         count += snippet.resolve() in loads
     return count
 
@@ -77,10 +87,14 @@ def warm_snippets() -> tuple[float, int]:
     files = sorted(p for p in (ROOT / "snippets").rglob("*.py") if not p.name.startswith("_"))
     start = time.perf_counter()
     for path in files:
-        with snippet.restored_state(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()):
+        with (
+            snippet.restored_state(),
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
             snippet.execute(snippet.source_of(path), path, snippet.main_namespace(path))
         import matplotlib.pyplot as plt
+
         plt.close("all")
     return time.perf_counter() - start, len(files)
 
@@ -90,8 +104,7 @@ def setup_time() -> float:
     with tempfile.TemporaryDirectory(prefix="jaxbook-setup-") as scratch:
         copy = Path(scratch)
         (copy / "tools").mkdir()
-        for name in ("tools/bootstrap.sh", "requirements.lock", "requirements-uv.txt",
-                     ".python-version"):
+        for name in ("tools/bootstrap.sh", "requirements.lock", "requirements-uv.txt", ".python-version"):
             if (ROOT / name).is_file():
                 shutil.copy(ROOT / name, copy / name)
         start = time.perf_counter()
@@ -136,19 +149,37 @@ def main(argv: list[str]) -> None:
     rows = [
         ("clean build", f"{clean:7.1f} s", f"{len(clean_pages)} pages executed", f"<= floor ({floor:.1f} s)"),
         ("no-op rebuild", f"{noop:7.1f} s", f"{len(noop_pages)} pages executed", "<= 3 s"),
-        ("touch, unchanged", f"{touch:7.1f} s", f"{len(touch_pages)} pages executed",
-         "0 pages  [" + ", ".join(p.relative_to(ROOT).as_posix() for p in TOUCHED) + "]"),
-        ("edit one snippet", f"{edit:7.1f} s", f"{len(edit_pages)} pages executed",
-         f"{pages_loading(EDITED)} (the pages loading {EDITED.relative_to(ROOT).as_posix()})"),
-        ("serial floor", f"{floor:7.1f} s",
-         f"{count} snippets warm {snippets_time:.1f} s + no-exec build {no_exec:.1f} s", "-"),
+        (
+            "touch, unchanged",
+            f"{touch:7.1f} s",
+            f"{len(touch_pages)} pages executed",
+            "0 pages  [" + ", ".join(p.relative_to(ROOT).as_posix() for p in TOUCHED) + "]",
+        ),
+        (
+            "edit one snippet",
+            f"{edit:7.1f} s",
+            f"{len(edit_pages)} pages executed",
+            f"{pages_loading(EDITED)} (the pages loading {EDITED.relative_to(ROOT).as_posix()})",
+        ),
+        (
+            "serial floor",
+            f"{floor:7.1f} s",
+            f"{count} snippets warm {snippets_time:.1f} s + no-exec build {no_exec:.1f} s",
+            "-",
+        ),
         ("clean / floor", f"{clean / floor:7.2f}  ", "", "<= 1.0"),
         ("fresh set-up", f"{setup:7.1f} s" if setup is not None else "    (--setup)", "", "measured, cut"),
-        ("make test", f"{tests:7.1f} s" if tests is not None else "    (--test)",
-         f"{tests / clean:.2f} x clean" if tests is not None else "", "<= 1.5 x clean"),
+        (
+            "make test",
+            f"{tests:7.1f} s" if tests is not None else "    (--test)",
+            f"{tests / clean:.2f} x clean" if tests is not None else "",
+            "<= 1.5 x clean",
+        ),
     ]
-    print(f"machine: {os.cpu_count()} cores; load average {load_before[0]:.1f} before, "
-          f"{os.getloadavg()[0]:.1f} after; sphinx {' '.join(strict_command()[5:7])}")
+    print(
+        f"machine: {os.cpu_count()} cores; load average {load_before[0]:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after; sphinx {' '.join(strict_command()[5:7])}"
+    )
     print(f"{'figure':18} {'value':>10}   {'detail':48} target")
     for name, value, detail, target in rows:
         print(f"{name:18} {value:>10}   {detail:48} {target}")

@@ -1,5 +1,5 @@
-import numpy as np
 import jax.numpy as jnp
+import numpy as np
 
 print("numpy     float:", np.array([1.5]).dtype, "  int:", np.array([1]).dtype)
 print(

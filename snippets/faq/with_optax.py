@@ -4,7 +4,6 @@ import optax
 
 from snippets.training._model import init_params, loss_fn
 
-
 # replaces momentum_init/update
 optimizer = optax.sgd(learning_rate=0.05, momentum=0.9)
 

@@ -4,7 +4,7 @@ import jax.numpy as jnp
 
 def f(x):
     """Sum of squares. x: (n,) -> scalar."""
-    return jnp.sum(x ** 2)
+    return jnp.sum(x**2)
 
 
 df = jax.grad(f)  # a new function with the same inputs as f

@@ -20,7 +20,11 @@ def mflops(f, x):
 
 
 print("compiled cost of the full Jacobian:")
-for name, f, x in [("200 inputs -> 1 output ", many_to_one, jnp.ones(200)),
-                   ("1 input  -> 200 outputs", one_to_many, jnp.ones(1))]:
-    print(f"  {name}: jacfwd {mflops(jax.jacfwd(f), x):6.2f} MFLOP,"
-          f" jacrev {mflops(jax.jacrev(f), x):6.2f} MFLOP")
+for name, f, x in [
+    ("200 inputs -> 1 output ", many_to_one, jnp.ones(200)),
+    ("1 input  -> 200 outputs", one_to_many, jnp.ones(1)),
+]:
+    print(
+        f"  {name}: jacfwd {mflops(jax.jacfwd(f), x):6.2f} MFLOP,"
+        f" jacrev {mflops(jax.jacrev(f), x):6.2f} MFLOP"
+    )

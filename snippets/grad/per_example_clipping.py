@@ -31,5 +31,9 @@ print("norms after clipping: ", jnp.linalg.norm(clipped, axis=1))
 print("mean grad, unclipped: ", grads.mean(axis=0))
 print("mean grad, clipped:   ", clipped_mean_grad(w, xs, ys, c))
 (total,), n_clipped = optax.per_example_global_norm_clip([grads], c)
-print("optax: same mean:", jnp.allclose(total / len(xs), clipped.mean(axis=0)),
-      "| clipped examples:", n_clipped)
+print(
+    "optax: same mean:",
+    jnp.allclose(total / len(xs), clipped.mean(axis=0)),
+    "| clipped examples:",
+    n_clipped,
+)

@@ -22,6 +22,8 @@ w = jnp.array([0.5, -1.0, 0.2])
 per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)
 print("per-example grads shape:", per_example.shape)
 print(per_example)
-print("their mean == grad of the batch loss:",
-      jnp.allclose(per_example.mean(axis=0), jax.grad(batch_loss)(w, xs, ys)))
+print(
+    "their mean == grad of the batch loss:",
+    jnp.allclose(per_example.mean(axis=0), jax.grad(batch_loss)(w, xs, ys)),
+)
 print("per-example grad norms:", jnp.linalg.norm(per_example, axis=1))

@@ -16,5 +16,7 @@ def show_ordered(x):
 for f in (show, show_ordered):
     effects = [type(e).__name__ for e in jax.make_jaxpr(f)(1.0).effects]
     program = jax.jit(f).lower(1.0).as_text()
-    print(f"{f.__name__:13s} effects: {effects}, takes and returns a token:",
-          "stablehlo.token" in program)
+    print(
+        f"{f.__name__:13s} effects: {effects}, takes and returns a token:",
+        "stablehlo.token" in program,
+    )

@@ -9,10 +9,13 @@ def power(x, n):
 
 static_n = jax.make_jaxpr(lambda x: power(x, 3))(2.0)  # n = 3 known
 traced_n = jax.make_jaxpr(power)(2.0, 3)  # n is a tracer
-print("n static:", [e.primitive.name for e in static_n.eqns],
-      "length =", static_n.eqns[0].params["length"])
+print(
+    "n static:",
+    [e.primitive.name for e in static_n.eqns],
+    "length =",
+    static_n.eqns[0].params["length"],
+)
 print("n traced:", [e.primitive.name for e in traced_n.eqns])
-
 
 
 def dpower_dx(x, n):

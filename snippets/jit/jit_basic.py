@@ -6,7 +6,7 @@ import jax.numpy as jnp
 
 def gelu(x):
     """Tanh approximation of GELU. x: any shape -> same shape."""
-    return 0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x**3)))
 
 
 def timed(fn, x):

@@ -29,7 +29,11 @@ def softmax(x):
 
 
 x = jax.random.normal(jax.random.key(0), (16, 128))
-print("matches jax.nn.softmax:",
-      bool(jnp.allclose(softmax(x), jax.nn.softmax(x), atol=1e-6)))
-print("the jaxpr holds a pallas_call:",
-      "pallas_call" in str(jax.make_jaxpr(softmax)(x)))
+print(
+    "matches jax.nn.softmax:",
+    bool(jnp.allclose(softmax(x), jax.nn.softmax(x), atol=1e-6)),
+)
+print(
+    "the jaxpr holds a pallas_call:",
+    "pallas_call" in str(jax.make_jaxpr(softmax)(x)),
+)

@@ -15,7 +15,13 @@ print("hvp(f, x, v):        ", hvp(f, x, v))
 print("jax.hessian(f)(x) @ v:", jax.hessian(f)(x) @ v)
 
 d = jnp.array([1.0, -5.0, 3.0, 2.0, 0.5])
-quadratic = lambda x: 0.5 * jnp.sum(d * x**2)  # Hessian diag(d)
+
+
+def quadratic(x):
+    """x: (5,) -> scalar, with Hessian diag(d)."""
+    return 0.5 * jnp.sum(d * x**2)
+
+
 print(
     "sharpness of diag(d):",
     sharpness(quadratic, jnp.ones(5), jax.random.key(0)),

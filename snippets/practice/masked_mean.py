@@ -3,12 +3,16 @@ import jax.numpy as jnp
 
 from practice.arrays.masked_mean.solution import masked_mean
 
-x = jnp.array([[1.0, 2.0, 3.0, 4.0],
-               [10.0, 20.0, 30.0, 40.0],
-               [5.0, 5.0, 5.0, 5.0]])
-mask = jnp.array([[True, False, True, False],
-                  [False, False, False, True],
-                  [False, False, False, False]])
+x = jnp.array(
+    [[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0], [5.0, 5.0, 5.0, 5.0]]
+)
+mask = jnp.array(
+    [
+        [True, False, True, False],
+        [False, False, False, True],
+        [False, False, False, False],
+    ]
+)
 print("masked_mean(x, mask):", masked_mean(x, mask))
 print("under jit:           ", jax.jit(masked_mean)(x, mask))
 

@@ -27,7 +27,9 @@ for i in range(200):
     w, new_scale, good_steps, finite = step(w, scale, good_steps)
     if new_scale != scale:
         event = "grow after 50 good steps" if finite else "overflow: skipped"
-        print(f"step {i:3d}: {event:25s} scale 2**{jnp.log2(scale):.0f}"
-              f" -> 2**{jnp.log2(new_scale):.0f}")
+        print(
+            f"step {i:3d}: {event:25s} scale 2**{jnp.log2(scale):.0f}"
+            f" -> 2**{jnp.log2(new_scale):.0f}"
+        )
     scale = new_scale
 print(f"w after 200 steps: {float(w):.4f} ({w.dtype}); true slope 3")

@@ -3,8 +3,11 @@ import jax
 jax.config.update("jax_debug_key_reuse", True)
 
 legacy = jax.random.PRNGKey(0)  # a uint32 array: the checker cannot see it
-print("legacy key, twice:", jax.random.normal(legacy, (2,)),
-      jax.random.normal(legacy, (2,)))
+print(
+    "legacy key, twice:",
+    jax.random.normal(legacy, (2,)),
+    jax.random.normal(legacy, (2,)),
+)
 
 key = jax.random.key(0)
 a = jax.random.normal(key, (2,))

@@ -37,7 +37,9 @@ for name, fn, args in [
 ]:
     hlo = jax.jit(fn).lower(*args).compile().as_text()
     lines = [
-        l.strip() for l in hlo.splitlines() if any(c in l for c in COLLECTIVES)
+        line.strip()
+        for line in hlo.splitlines()
+        if any(c in line for c in COLLECTIVES)
     ]
     print(f"{name}: {len(lines)} collective op(s)")
     for line in lines:

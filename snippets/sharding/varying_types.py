@@ -12,13 +12,19 @@ def scaled_total(block, w):
     """Per device: block (2,) varying, w () invariant -> () invariant."""
     local = jnp.sum(block) * w
     total = lax.psum(local, "i")
-    shown = {"block": block, "w": w, "local": local, "psum(local)": total,
-             "pcast(w, to='varying')": lax.pcast(w, "i", to="varying")}
+    shown = {
+        "block": block,
+        "w": w,
+        "local": local,
+        "psum(local)": total,
+        "pcast(w, to='varying')": lax.pcast(w, "i", to="varying"),
+    }
     for name, v in shown.items():
         print(f"{name:24s}", jax.typeof(v))
     return total
 
 
-f = jax.shard_map(scaled_total, mesh=mesh, in_specs=(P("i"), P()),
-                  out_specs=P())
+f = jax.shard_map(
+    scaled_total, mesh=mesh, in_specs=(P("i"), P()), out_specs=P()
+)
 print("result:", jax.jit(f)(x, w))

@@ -20,6 +20,7 @@ def loss(params, x):
 
 def layout(tree, split):
     """Shardings for tree: first axis over "data" if split, else copies."""
+
     def sharding(a):
         """The sharding of one leaf a: rows split, or a copy per device."""
         return NamedSharding(mesh, P("data") if split and a.ndim else P())
@@ -46,8 +47,15 @@ def make_step(stage):
         return optax.apply_updates(params, updates), opt_state, grads
 
     batch = NamedSharding(mesh, P("data"))
-    return jax.jit(step, in_shardings=(p_sh, o_sh, batch),
-                   out_shardings=(p_sh, o_sh, g_sh)), p_sh, o_sh
+    return (
+        jax.jit(
+            step,
+            in_shardings=(p_sh, o_sh, batch),
+            out_shardings=(p_sh, o_sh, g_sh),
+        ),
+        p_sh,
+        o_sh,
+    )
 
 
 print("MiB on one device   params  grads  adam   | collectives")
@@ -56,16 +64,27 @@ for stage in range(4):
     step, p_sh, o_sh = make_step(stage)
     p, o = jax.device_put(params, p_sh), jax.device_put(tx.init(params), o_sh)
     hlo = step.lower(p, o, x).compile().as_text()
-    ops = [op for op in ("all-reduce", "reduce-scatter", "all-gather")
-           if f" {op}(" in hlo or f"{op}-start(" in hlo]
+    ops = [
+        op
+        for op in ("all-reduce", "reduce-scatter", "all-gather")
+        if f" {op}(" in hlo or f"{op}-start(" in hlo
+    ]
     new_p, new_o, grads = step(p, o, x)
     results.append(new_p)
-    print(f"stage {stage}: {mib_on_device_0(new_p):17.3f} "
-          f"{mib_on_device_0(grads):6.3f} {mib_on_device_0(new_o):6.3f}"
-          f"   | {', '.join(ops)}")
+    print(
+        f"stage {stage}: {mib_on_device_0(new_p):17.3f} "
+        f"{mib_on_device_0(grads):6.3f} {mib_on_device_0(new_o):6.3f}"
+        f"   | {', '.join(ops)}"
+    )
 adam = layout(tx.init(params), True)[0]
-print("sharded Adam state: mu['w1']", adam.mu["w1"].spec,
-      "| step count", adam.count.spec)
-diff = max(float(optax.tree.norm(jax.tree.map(jnp.subtract, r, results[0])))
-           for r in results)
+print(
+    "sharded Adam state: mu['w1']",
+    adam.mu["w1"].spec,
+    "| step count",
+    adam.count.spec,
+)
+diff = max(
+    float(optax.tree.norm(jax.tree.map(jnp.subtract, r, results[0])))
+    for r in results
+)
 print(f"updated params, largest difference between stages: {diff:.1e}")

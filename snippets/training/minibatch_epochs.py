@@ -39,6 +39,8 @@ for epoch in range(EPOCHS):
         old_w = params[0]["w"]
         params, opt_state, loss = train_step(params, opt_state, xb, yb)
     if epoch % 5 == 4:
-        print(f"epoch {epoch:2d}: last batch loss {loss:.4f}, "
-              f"full-data loss {loss_fn(params, x, y):.4f}")
+        print(
+            f"epoch {epoch:2d}: last batch loss {loss:.4f}, "
+            f"full-data loss {loss_fn(params, x, y):.4f}"
+        )
 print("old params deleted by donation:", old_w.is_deleted())

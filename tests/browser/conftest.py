@@ -9,6 +9,7 @@ JAXBOOK_SITE_PREBUILT=1 makes `site_root` return the existing `_build/html` as i
 strict build of the `built_site` fixture: for developing these tests against a site that is
 already built (the results then say nothing about the current sources).
 """
+
 from __future__ import annotations
 
 import functools
@@ -69,9 +70,11 @@ def site_url(site_root) -> str:
 def chromium() -> Path:
     """The system Chromium; skips (fails under CI) when it is not installed."""
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        message = (f"{CHROMIUM} is missing: the browser tests need Debian's chromium; "
-                   "install it with `bash tools/install_browser.sh` (as root), "
-                   "or set JAXBOOK_CHROMIUM to a Chromium binary")
+        message = (
+            f"{CHROMIUM} is missing: the browser tests need Debian's chromium; "
+            "install it with `bash tools/install_browser.sh` (as root), "
+            "or set JAXBOOK_CHROMIUM to a Chromium binary"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -110,4 +113,3 @@ def context(browser, site_url):
 @pytest.fixture
 def page(context):
     return context.new_page()
-

@@ -1,4 +1,5 @@
 """Helpers shared by the browser tests: which pages the book publishes, and in which order."""
+
 from __future__ import annotations
 
 import os
@@ -17,23 +18,45 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 WEIGHT_REPORT = ROOT / "_build" / "page-weight.json"
 
 #: The ten steps, in learning order.
-STEPS = ["arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
-         "sharding", "profiling"]
+STEPS = [
+    "arrays",
+    "grad",
+    "jit",
+    "vmap",
+    "random",
+    "pytrees",
+    "training",
+    "control_flow",
+    "sharding",
+    "profiling",
+]
 #: How the reading order starts (the toctrees at the end of index.md).
-READING_ORDER_START = (["index", "docs/prerequisites"] + [f"guide/{s}" for s in STEPS]
-                       + ["docs/mistakes", "docs/comparison", "docs/faq", "docs/next_steps",
-                          "practice/index"])
+READING_ORDER_START = (
+    ["index", "docs/prerequisites"]
+    + [f"guide/{s}" for s in STEPS]
+    + ["docs/mistakes", "docs/comparison", "docs/faq", "docs/next_steps", "practice/index"]
+)
 
 #: The system Chromium (tools/install_browser.sh); JAXBOOK_CHROMIUM=/path overrides it.
 CHROMIUM = Path(os.environ.get("JAXBOOK_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def source_docnames() -> list[str]:
     """Docnames of the book's sources (the same globs as tests/test_site.py), sorted."""
-    sources = [p for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-               for p in ROOT.glob(pattern)]
+    sources = [
+        p
+        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+        for p in ROOT.glob(pattern)
+    ]
     return sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in sources)
 
 
@@ -42,8 +65,7 @@ def published_pages() -> list[str]:
     return [f"{d}.html" for d in source_docnames()] + ["search.html", "genindex.html"]
 
 
-TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$",
-                     re.M | re.S)
+TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
 
 
 def toctree_entries(docname: str) -> list[str]:
@@ -106,4 +128,5 @@ def print_page_weights(terminalreporter, started: float) -> None:
         page = report["pages"][path]
         terminalreporter.write_line(
             f"page weight, {label.replace('_', ' ')} page: {path} {page['bytes'] / 1000:.0f} KB "
-            f"in {page['requests']} requests (budget {report['budget'] / 1000:.0f} KB)")
+            f"in {page['requests']} requests (budget {report['budget'] / 1000:.0f} KB)"
+        )

@@ -5,12 +5,12 @@ axe-core is pinned in package.json / package-lock.json (npm registry, integrity 
 installed into node_modules/ by `make test` (`npm ci`); it is read from there and injected into
 each page, never fetched at test time.
 """
+
 from __future__ import annotations
 
 import json
 import re
 from html import unescape
-from pathlib import Path
 
 import pytest
 
@@ -31,11 +31,15 @@ def axe_source() -> str:
     lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
     pinned = lock["packages"]["node_modules/axe-core"]["version"]
     if not AXE_JS.is_file():
-        pytest.fail(f"{AXE_JS.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` "
-                    "(make test does) to install axe-core from package-lock.json")
+        pytest.fail(
+            f"{AXE_JS.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` "
+            "(make test does) to install axe-core from package-lock.json"
+        )
     installed = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))["version"]
-    assert installed == pinned, (f"node_modules has axe-core {installed}, package-lock.json pins "
-                                 f"{pinned}: run `npm ci --ignore-scripts`")
+    assert installed == pinned, (
+        f"node_modules has axe-core {installed}, package-lock.json pins "
+        f"{pinned}: run `npm ci --ignore-scripts`"
+    )
     return AXE_JS.read_text(encoding="utf-8")
 
 
@@ -43,8 +47,9 @@ def mode_context(browser, site_url, mode: str, **options):
     """A context whose pages open in colour mode `mode` (the theme reads localStorage first)."""
     context = offline(browser.new_context(base_url=site_url, **options))
     context.set_default_timeout(30_000)
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}');"
-                            f"localStorage.setItem('theme', '{mode}');")
+    context.add_init_script(
+        f"localStorage.setItem('mode', '{mode}');localStorage.setItem('theme', '{mode}');"
+    )
     return context
 
 
@@ -73,8 +78,10 @@ RUN_AXE = """async (tags) => {
 
 
 def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> str:
-    lines = [f"{path} ({mode} mode): {sum(len(v['nodes']) for v in violations)} elements violate "
-             f"{len(violations)} rules"]
+    lines = [
+        f"{path} ({mode} mode): {sum(len(v['nodes']) for v in violations)} elements violate "
+        f"{len(violations)} rules"
+    ]
     for v in violations:
         lines.append(f"  {v['id']} ({v['impact']}): {v['help']}, {len(v['nodes'])} elements")
         for node in v["nodes"][:limit]:
@@ -99,8 +106,11 @@ def test_page_has_no_wcag_violations(axe_page, site_root, path):
 
 # Alt text must say what an image shows: not missing, not empty, not a file name or a default.
 FILE_NAME = re.compile(r"^[\w./-]+\.(png|jpe?g|svg|gif|webp)$", re.I)
-PLACEHOLDER = re.compile(r"^(image|img|figure|fig|plot|chart|graph|picture|output|"
-                         r"<[^>]*>|matplotlib\.\w+\.\w+ object.*)$", re.I)
+PLACEHOLDER = re.compile(
+    r"^(image|img|figure|fig|plot|chart|graph|picture|output|"
+    r"<[^>]*>|matplotlib\.\w+\.\w+ object.*)$",
+    re.I,
+)
 MIN_ALT_WORDS = 8
 RICH_PICTURE = re.compile(r'<pre style="white-space:pre;[^"]*">(?:(?!</pre>).)*background-color', re.S)
 NAMED_PICTURE = re.compile(r'<div class="jaxbook-picture" role="img" aria-label="(?P<alt>[^"]*)">')
@@ -130,11 +140,12 @@ def test_every_image_has_alt_text_that_describes_it(site_root):
         # Pictures drawn as coloured HTML text (sharding maps) are images with a name too.
         for picture in RICH_PICTURE.finditer(text):
             maps += 1
-            named = NAMED_PICTURE.match(text, text.rfind('<div class="jaxbook-picture"', 0,
-                                                         picture.start()))
+            named = NAMED_PICTURE.match(text, text.rfind('<div class="jaxbook-picture"', 0, picture.start()))
             if named is None or named.end() != picture.start():
-                problems.append(f"{html.relative_to(site_root)}: a coloured HTML picture is not "
-                                f"named: {picture.group()[:80]}...")
+                problems.append(
+                    f"{html.relative_to(site_root)}: a coloured HTML picture is not "
+                    f"named: {picture.group()[:80]}..."
+                )
                 continue
             parser.images.append({"src": "(HTML picture)", "alt": unescape(named["alt"])})
         for image in parser.images:
@@ -148,8 +159,10 @@ def test_every_image_has_alt_text_that_describes_it(site_root):
             elif FILE_NAME.match(alt) or PLACEHOLDER.match(alt):
                 problems.append(f"{where} has alt {alt!r}, which says nothing about the image")
             elif len(alt.split()) < MIN_ALT_WORDS:
-                problems.append(f"{where} has alt {alt!r}: state what it shows (axes, finding) "
-                                f"in at least {MIN_ALT_WORDS} words")
+                problems.append(
+                    f"{where} has alt {alt!r}: state what it shows (axes, finding) "
+                    f"in at least {MIN_ALT_WORDS} words"
+                )
     assert count >= 3, f"only {count} images found: the plots of the guide are missing"
     assert maps >= 2, f"only {maps} sharding maps found: the sharding step draws two"
     assert not problems, "\n".join(problems)
@@ -221,8 +234,10 @@ def test_keyboard_walk_reaches_every_control_with_a_visible_focus_ring(keyboard_
         if not focused["ring"]:
             problems.append(f"no visible focus ring: {focused['html']}")
         if focused["opacity"] < 0.5 or focused["width"] < 4 or focused["height"] < 4:
-            problems.append(f"focused but invisible (opacity {focused['opacity']:.2f}, "
-                            f"{focused['width']:.0f}x{focused['height']:.0f}px): {focused['html']}")
+            problems.append(
+                f"focused but invisible (opacity {focused['opacity']:.2f}, "
+                f"{focused['width']:.0f}x{focused['height']:.0f}px): {focused['html']}"
+            )
     assert len(reached) > 20, f"Tab reached only {len(reached)} elements"
     for what, selector in CONTROLS.items():
         total = page.locator(selector).count()
@@ -238,8 +253,9 @@ def focus_by_tab(page, selector: str, limit: int = 800):
     """Press Tab until the first visible `selector` element has the focus."""
     for _ in range(limit):
         page.keyboard.press("Tab")
-        if page.evaluate("(s) => { const el = document.activeElement; "
-                         "return !!el && el.matches(s); }", selector):
+        if page.evaluate(
+            "(s) => { const el = document.activeElement; return !!el && el.matches(s); }", selector
+        ):
             return
     pytest.fail(f"Tab never reaches {selector}")
 
@@ -285,8 +301,9 @@ def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, 
     page.keyboard.press("Enter")
     copied = page.evaluate("navigator.clipboard.readText()")
     first = (ROOT / "snippets" / "vmap").glob("*.py")
-    assert copied.strip() and any(copied.rstrip() == p.read_text(encoding="utf-8").rstrip()
-                                  for p in first), copied[:200]
+    assert copied.strip() and any(copied.rstrip() == p.read_text(encoding="utf-8").rstrip() for p in first), (
+        copied[:200]
+    )
 
 
 def test_keyboard_searches(keyboard_page, site_url):

@@ -1,5 +1,6 @@
 """How the site looks: light and dark colour modes keep code readable, the step pages fit a
 phone's screen, and screenshots of a step page for a human to look at."""
+
 from __future__ import annotations
 
 import struct
@@ -27,17 +28,21 @@ def switch_mode(page, mode: str):
 
 def measure(page, selector: str) -> dict:
     """Contrast of the first `selector` element's text (and of every text colour inside it)."""
-    return page.evaluate(f"(selector) => ({COLORS_JS}).measure(document.querySelector(selector))",
-                         selector)
+    return page.evaluate(f"(selector) => ({COLORS_JS}).measure(document.querySelector(selector))", selector)
 
 
 def low_contrast(result: dict) -> list[str]:
     bad = []
     if result["ratio"] < MIN_CONTRAST:
-        bad.append(f"{result['element']}: text {result['color']} on rgb{tuple(result['background'][:3])}"
-                   f" has contrast {result['ratio']:.2f}")
-    bad += [f"{result['element']}: {colors} ({token['example']!r}) has contrast {token['ratio']:.2f}"
-            for colors, token in result["tokens"].items() if token["ratio"] < MIN_CONTRAST]
+        bad.append(
+            f"{result['element']}: text {result['color']} on rgb{tuple(result['background'][:3])}"
+            f" has contrast {result['ratio']:.2f}"
+        )
+    bad += [
+        f"{result['element']}: {colors} ({token['example']!r}) has contrast {token['ratio']:.2f}"
+        for colors, token in result["tokens"].items()
+        if token["ratio"] < MIN_CONTRAST
+    ]
     return bad
 
 
@@ -46,8 +51,9 @@ def test_colour_mode_renders_readable_code(page, mode):
     page.goto("guide/arrays.html")
     switch_mode(page, mode)
     assert page.evaluate("document.documentElement.dataset.theme") == mode
-    luminance = page.evaluate(f"(() => {{ const C = {COLORS_JS}; "
-                              "return C.luminance(C.background(document.body)); })()")
+    luminance = page.evaluate(
+        f"(() => {{ const C = {COLORS_JS}; return C.luminance(C.background(document.body)); }})()"
+    )
     if mode == "dark":
         assert luminance < 0.05, f"dark mode page background has luminance {luminance:.3f}"
     else:
@@ -107,8 +113,10 @@ def sideways_scrolling(phone, paths) -> list[str]:
         result = phone.evaluate(OVERFLOW_JS)
         if result["scrollWidth"] > result["innerWidth"] + 1:
             culprits = "\n    ".join(result["offenders"]) or "(no single element found)"
-            problems.append(f"{path} is {result['scrollWidth']}px wide in a "
-                            f"{result['innerWidth']}px viewport; too wide:\n    {culprits}")
+            problems.append(
+                f"{path} is {result['scrollWidth']}px wide in a "
+                f"{result['innerWidth']}px viewport; too wide:\n    {culprits}"
+            )
     return problems
 
 

@@ -1,5 +1,6 @@
 """What a reader does with the site: search, walk the book with previous/next, copy a snippet,
 read a declared error's traceback and the environment stamp."""
+
 from __future__ import annotations
 
 from urllib.parse import urljoin
@@ -17,8 +18,12 @@ VMAP_PAGE = "guide/vmap.html"
 def result_links(page) -> list[str]:
     """The search results' page links, in order, relative to the site (anchors dropped)."""
     page.wait_for_selector("#search-results ul.search li a")
-    return [href.split("#")[0] for href in page.eval_on_selector_all(
-        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))")]
+    return [
+        href.split("#")[0]
+        for href in page.eval_on_selector_all(
+            "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
+        )
+    ]
 
 
 def test_search_page_finds_vmap(page):
@@ -30,8 +35,9 @@ def test_search_page_finds_vmap(page):
 def test_search_summaries_show_page_text_not_the_toolbar(page):
     page.goto("search.html?q=vmap")
     page.wait_for_selector("#search-results ul.search li p.context")
-    summaries = page.eval_on_selector_all("#search-results ul.search li p.context",
-                                          "ps => ps.map(p => p.textContent)")
+    summaries = page.eval_on_selector_all(
+        "#search-results ul.search li p.context", "ps => ps.map(p => p.textContent)"
+    )
     assert summaries and not any("Light" in s and "Dark" in s for s in summaries), summaries[:3]
     assert not any("Outputs on this page were produced" in s for s in summaries), summaries[:3]
 
@@ -52,7 +58,7 @@ def relative(page, site_url) -> str:
     """The page's docname (URL without the site prefix, .html and fragment)."""
     url = page.url.split("#")[0]
     assert url.startswith(site_url), url
-    return url[len(site_url):].removesuffix(".html")
+    return url[len(site_url) :].removesuffix(".html")
 
 
 def follow(page, site_url, selector) -> str | None:
@@ -71,7 +77,7 @@ def test_reading_order_of_the_toctrees():
     """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
     ten steps, the reference pages and the study plan in this order."""
     order = reading_order()
-    assert order[:len(READING_ORDER_START)] == READING_ORDER_START
+    assert order[: len(READING_ORDER_START)] == READING_ORDER_START
 
 
 def test_next_links_walk_the_whole_book_in_order(page, site_url):
@@ -113,8 +119,11 @@ def test_copy_button_copies_the_snippet_only(context, page, site_url):
     assert copied.rstrip() == snippet.rstrip()
     assert not any(line.lstrip().startswith((">>>", "In [", "$ ")) for line in copied.splitlines())
     output = cell.locator("div.cell_output").inner_text()
-    leaked = [line for line in output.splitlines()
-              if line.strip() and line.strip() not in snippet and line.strip() in copied]
+    leaked = [
+        line
+        for line in output.splitlines()
+        if line.strip() and line.strip() not in snippet and line.strip() in copied
+    ]
     assert output.strip() and not leaked, f"output lines in the copied text: {leaked}"
 
 

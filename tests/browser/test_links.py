@@ -1,5 +1,6 @@
 """Every internal link and anchor of the built site resolves, checked from the files alone
 (no browser, no network)."""
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,9 @@ class Page(HTMLParser):
             if name in URL_ATTRIBUTES and value is not None:
                 self.urls.append((f"<{tag} {name}>", value))
         if attrs.get("srcset"):
-            self.urls += [(f"<{tag} srcset>", part.split()[0]) for part in attrs["srcset"].split(",")
-                          if part.strip()]
+            self.urls += [
+                (f"<{tag} srcset>", part.split()[0]) for part in attrs["srcset"].split(",") if part.strip()
+            ]
 
     handle_startendtag = handle_starttag
 
@@ -83,10 +85,14 @@ def check(root: Path, source: Path, what: str, url: str, broken: list[str]):
         return
     fragment = unquote(parts.fragment)
     if fragment and target.suffix == ".html" and fragment not in parse(target).anchors:
-        hint = (" (MyST left an unresolved link to a source file as '#target':"
-                " that page does not exist)" if fragment.endswith((".md", ".ipynb")) else "")
-        broken.append(f"{where}: no element with id or name {fragment!r} in "
-                      f"{target.relative_to(root.resolve())}{hint}")
+        hint = (
+            " (MyST left an unresolved link to a source file as '#target': that page does not exist)"
+            if fragment.endswith((".md", ".ipynb"))
+            else ""
+        )
+        broken.append(
+            f"{where}: no element with id or name {fragment!r} in {target.relative_to(root.resolve())}{hint}"
+        )
 
 
 def test_every_internal_link_and_anchor_resolves(site_root):
@@ -99,7 +105,12 @@ def test_every_internal_link_and_anchor_resolves(site_root):
         for what, url in parse(source).urls:
             check(root, source, what, url, broken)
             parts = urlsplit(url)
-            if what == "<link href>" and parts.path.endswith(".css") and not parts.scheme and not url.startswith("//"):
+            if (
+                what == "<link href>"
+                and parts.path.endswith(".css")
+                and not parts.scheme
+                and not url.startswith("//")
+            ):
                 stylesheets.add((source.parent / unquote(parts.path)).resolve())
     # What the linked stylesheets load in turn (fonts, images, imported CSS).
     for css in sorted(s for s in stylesheets if s.is_file()):

@@ -1,5 +1,6 @@
 """Every published page loads in a real browser without console errors, failed requests or
 requests to other hosts."""
+
 from __future__ import annotations
 
 import pytest
@@ -49,8 +50,9 @@ class Recorder:
         if message.type == "error" and not where.get("url", "").endswith("/favicon.ico"):
             # (Chromium fetches /favicon.ico once per context, at a time of its choosing: see
             # test_site_has_a_favicon.)
-            self.problems.append(f"console error: {message.text} "
-                                 f"(at {where.get('url', '?')}:{where.get('lineNumber', '?')})")
+            self.problems.append(
+                f"console error: {message.text} (at {where.get('url', '?')}:{where.get('lineNumber', '?')})"
+            )
 
     def clear(self):
         self.requests.clear()
@@ -94,5 +96,8 @@ def test_site_has_a_favicon(page, site_url):
                                     return l ? l.href : null; }""")
     url = icon or site_url + "favicon.ico"
     response = page.request.get(url)
-    assert response.ok, (f"{url}: HTTP {response.status}; set html_favicon in conf.py"
-                         if not icon else f"the page's icon {url}: HTTP {response.status}")
+    assert response.ok, (
+        f"{url}: HTTP {response.status}; set html_favicon in conf.py"
+        if not icon
+        else f"the page's icon {url}: HTTP {response.status}"
+    )

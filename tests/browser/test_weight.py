@@ -3,6 +3,7 @@
 Budget: a page of the book loads at most 600 KB (HTML, styles, scripts, fonts, images), with an
 empty cache. The heaviest page and its figure are printed at the end of the test session.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,12 +52,18 @@ def test_every_page_stays_within_the_budget(browser, site_url, site_root):
             problems.append(f"{path} loads {', '.join(heavy)}")
         if weights[path]["bytes"] > BUDGET:
             biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:6]
-            problems.append(f"{path} loads {weights[path]['bytes'] / 1000:.0f} KB in {len(sizes)} "
-                            f"requests (budget {BUDGET / 1000:.0f} KB); largest: "
-                            + ", ".join(f"{u.rsplit('/', 1)[-1]} {n / 1000:.0f} KB" for u, n in biggest))
+            problems.append(
+                f"{path} loads {weights[path]['bytes'] / 1000:.0f} KB in {len(sizes)} "
+                f"requests (budget {BUDGET / 1000:.0f} KB); largest: "
+                + ", ".join(f"{u.rsplit('/', 1)[-1]} {n / 1000:.0f} KB" for u, n in biggest)
+            )
     heaviest = max(weights, key=lambda p: weights[p]["bytes"])
     steps = {f"guide/{s}.html" for s in STEPS}
     heaviest_step = max(steps, key=lambda p: weights[p]["bytes"])
-    WEIGHT_REPORT.write_text(json.dumps({"budget": BUDGET, "heaviest": heaviest,
-                                  "heaviest_step": heaviest_step, "pages": weights}, indent=1))
+    WEIGHT_REPORT.write_text(
+        json.dumps(
+            {"budget": BUDGET, "heaviest": heaviest, "heaviest_step": heaviest_step, "pages": weights},
+            indent=1,
+        )
+    )
     assert not problems, "\n".join(problems)

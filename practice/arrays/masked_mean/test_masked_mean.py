@@ -1,4 +1,5 @@
 """Tests for Masked Mean Without Boolean Indexing."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -16,19 +17,25 @@ def np_masked_mean(x, mask, axis):
 
 
 def test_hand_computed(impl):
-    x = jnp.array([[1.0, 2.0, 3.0, 4.0],
-                   [10.0, 20.0, 30.0, 40.0],
-                   [5.0, 5.0, 5.0, 5.0]])
-    mask = jnp.array([[True, False, True, False],
-                      [False, False, False, True],
-                      [False, False, False, False]])
+    x = jnp.array(
+        [[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0], [5.0, 5.0, 5.0, 5.0]]
+    )
+    mask = jnp.array(
+        [
+            [True, False, True, False],
+            [False, False, False, True],
+            [False, False, False, False],
+        ]
+    )
     out = impl.masked_mean(x, mask)
     np.testing.assert_allclose(out, [2.0, 40.0, 0.0])
     assert out.shape == (3,) and out.dtype == jnp.float32
 
 
 def test_all_false_row_is_exactly_zero(impl):
-    out = impl.masked_mean(jnp.full((2, 5), 7.0), jnp.zeros((2, 5), dtype=bool))
+    out = impl.masked_mean(
+        jnp.full((2, 5), 7.0), jnp.zeros((2, 5), dtype=bool)
+    )
     assert not np.any(np.isnan(out))
     np.testing.assert_array_equal(out, [0.0, 0.0])
 
@@ -36,7 +43,10 @@ def test_all_false_row_is_exactly_zero(impl):
 def test_masked_out_inf_and_nan_do_not_leak(impl):
     x = jnp.array([[1.0, jnp.inf, 3.0], [jnp.nan, 2.0, -jnp.inf]])
     mask = jnp.array([[True, False, True], [False, True, False]])
-    for f in (impl.masked_mean, jax.jit(impl.masked_mean)):  # eagerly and compiled
+    for f in (
+        impl.masked_mean,
+        jax.jit(impl.masked_mean),
+    ):  # eagerly and compiled
         np.testing.assert_allclose(f(x, mask), [2.0, 2.0])
     grad = jax.jit(jax.grad(lambda x: jnp.sum(impl.masked_mean(x, mask))))(x)
     np.testing.assert_allclose(grad, [[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]])
@@ -50,7 +60,9 @@ def test_random_masks_under_jit_match_numpy(impl):
         mask = rng.random((6, 9)) < p
         mask[0] = False  # always include an all-False row
         out = f(jnp.asarray(x), jnp.asarray(mask))
-        np.testing.assert_allclose(out, np_masked_mean(x, mask, -1), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            out, np_masked_mean(x, mask, -1), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_axis_argument(impl):
@@ -63,7 +75,9 @@ def test_axis_argument(impl):
         out = f(jnp.asarray(x), jnp.asarray(mask), axis=axis)
         expected = np_masked_mean(x, mask, axis)
         assert out.shape == expected.shape, axis
-        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6, err_msg=f"axis={axis}")
+        np.testing.assert_allclose(
+            out, expected, rtol=1e-5, atol=1e-6, err_msg=f"axis={axis}"
+        )
 
 
 def test_gradient_is_finite_and_correct(impl):

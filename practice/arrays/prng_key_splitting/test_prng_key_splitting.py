@@ -1,4 +1,5 @@
 """Tests for PRNG Key Splitting. Every test runs with key-reuse checking switched on."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,13 +18,20 @@ def test_init_mlp_follows_the_recipe(impl):
     params = impl.init_mlp(jax.random.key(0), sizes)
     assert len(params) == 2
     layer_keys = jax.random.split(jax.random.key(0), 2)
-    for (w, b), k, d_in, d_out in zip(params, layer_keys, sizes[:-1], sizes[1:]):
+    for (w, b), k, d_in, d_out in zip(
+        params, layer_keys, sizes[:-1], sizes[1:]
+    ):
         assert w.shape == (d_in, d_out) and b.shape == (d_out,)
         assert w.dtype == jnp.float32 and b.dtype == jnp.float32
         w_key, b_key = jax.random.split(k)
-        np.testing.assert_allclose(w, jax.random.normal(w_key, (d_in, d_out)) / np.sqrt(d_in),
-                                   rtol=1e-6)
-        np.testing.assert_allclose(b, 0.01 * jax.random.normal(b_key, (d_out,)), rtol=1e-6)
+        np.testing.assert_allclose(
+            w,
+            jax.random.normal(w_key, (d_in, d_out)) / np.sqrt(d_in),
+            rtol=1e-6,
+        )
+        np.testing.assert_allclose(
+            b, 0.01 * jax.random.normal(b_key, (d_out,)), rtol=1e-6
+        )
 
 
 def test_init_mlp_layers_are_independent(impl):
@@ -32,20 +40,24 @@ def test_init_mlp_layers_are_independent(impl):
     bs = [np.asarray(b) for _, b in params]
     for a in range(3):
         for c in range(a + 1, 3):
-            assert not np.allclose(ws[a], ws[c]), "two layers got the same weights"
-            assert not np.allclose(bs[a], bs[c]), "two layers got the same biases"
+            assert not np.allclose(ws[a], ws[c]), (
+                "two layers got the same weights"
+            )
+            assert not np.allclose(bs[a], bs[c]), (
+                "two layers got the same biases"
+            )
         # the bias must not be a rescaled copy of the first weights of the same key
         assert not np.allclose(bs[a] / 0.01, ws[a].ravel()[:4] * 2.0)
 
 
 def test_init_mlp_scale_and_determinism(impl):
-    (w, b), = impl.init_mlp(jax.random.key(2), (400, 300))
+    ((w, b),) = impl.init_mlp(jax.random.key(2), (400, 300))
     assert abs(float(jnp.std(w)) - 1 / np.sqrt(400)) < 0.002
     assert abs(float(jnp.mean(w))) < 0.002
     assert float(jnp.std(b)) < 0.02
-    (w_again, _), = impl.init_mlp(jax.random.key(2), (400, 300))
+    ((w_again, _),) = impl.init_mlp(jax.random.key(2), (400, 300))
     np.testing.assert_array_equal(w, w_again)
-    (w_other, _), = impl.init_mlp(jax.random.key(3), (400, 300))
+    ((w_other, _),) = impl.init_mlp(jax.random.key(3), (400, 300))
     assert not np.allclose(w, w_other)
 
 
@@ -62,7 +74,9 @@ def test_dropout_follows_the_recipe(impl):
     x = jnp.arange(1.0, 13.0).reshape(3, 4)
     out = impl.dropout(jax.random.key(5), x, 0.25)
     keep = np.asarray(jax.random.bernoulli(jax.random.key(5), 0.75, (3, 4)))
-    np.testing.assert_allclose(out, np.where(keep, np.asarray(x) / 0.75, 0.0), rtol=1e-6)
+    np.testing.assert_allclose(
+        out, np.where(keep, np.asarray(x) / 0.75, 0.0), rtol=1e-6
+    )
     assert out.dtype == jnp.float32
 
 
@@ -97,5 +111,7 @@ def test_random_walk_follows_the_recipe(impl):
 def test_random_walk_steps_are_fresh(impl):
     out = np.asarray(impl.random_walk(jax.random.key(10), 300))
     steps = np.diff(np.concatenate([[0.0], out]))
-    assert len(np.unique(steps)) == 300, "some steps repeat: a subkey was reused"
+    assert len(np.unique(steps)) == 300, (
+        "some steps repeat: a subkey was reused"
+    )
     assert abs(steps.std() - 1.0) < 0.1 and abs(steps.mean()) < 0.15

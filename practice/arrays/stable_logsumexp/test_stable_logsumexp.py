@@ -1,4 +1,5 @@
 """Tests for Stable Log-Sum-Exp."""
+
 import math
 
 import jax
@@ -18,9 +19,14 @@ def test_large_and_small_inputs_do_not_overflow(impl):
 
 def test_hand_computed_small_values(impl):
     # log(e^0 + e^0 + e^0 + e^0) = log 4; log(e^1 + e^2) = 2 + log(1 + e^-1)
-    np.testing.assert_allclose(impl.logsumexp(jnp.zeros(4)), math.log(4.0), rtol=1e-6)
-    np.testing.assert_allclose(impl.logsumexp(jnp.array([1.0, 2.0])),
-                               2.0 + math.log1p(math.exp(-1.0)), rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.logsumexp(jnp.zeros(4)), math.log(4.0), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        impl.logsumexp(jnp.array([1.0, 2.0])),
+        2.0 + math.log1p(math.exp(-1.0)),
+        rtol=1e-6,
+    )
 
 
 def test_minus_inf_entries(impl):
@@ -34,16 +40,29 @@ def test_minus_inf_entries(impl):
 def test_matches_jax_nn_for_every_axis(impl):
     rng = np.random.default_rng(0)
     x = jnp.asarray(rng.normal(scale=30.0, size=(3, 4, 5)).astype(np.float32))
-    cases = [(None, False), (None, True), (0, False), (1, True), (-1, False), (2, True),
-             ((0, 2), False), ((1, 2), True)]
+    cases = [
+        (None, False),
+        (None, True),
+        (0, False),
+        (1, True),
+        (-1, False),
+        (2, True),
+        ((0, 2), False),
+        ((1, 2), True),
+    ]
     lse = jax.jit(impl.logsumexp, static_argnames=("axis", "keepdims"))
     oracle = jax.jit(jax.nn.logsumexp, static_argnames=("axis", "keepdims"))
     for axis, keepdims in cases:
         out = lse(x, axis=axis, keepdims=keepdims)
         expected = oracle(x, axis=axis, keepdims=keepdims)
         assert out.shape == expected.shape, (axis, keepdims)
-        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5,
-                                   err_msg=f"axis={axis} keepdims={keepdims}")
+        np.testing.assert_allclose(
+            out,
+            expected,
+            rtol=1e-5,
+            atol=1e-5,
+            err_msg=f"axis={axis} keepdims={keepdims}",
+        )
 
 
 def test_matches_float64_numpy_on_huge_values(impl):
@@ -52,7 +71,9 @@ def test_matches_float64_numpy_on_huge_values(impl):
     x64 = x.astype(np.float64)
     m = x64.max(axis=1, keepdims=True)
     expected = (np.log(np.exp(x64 - m).sum(axis=1, keepdims=True)) + m)[:, 0]
-    out = jax.jit(impl.logsumexp, static_argnames=("axis", "keepdims"))(jnp.asarray(x), axis=1)
+    out = jax.jit(impl.logsumexp, static_argnames=("axis", "keepdims"))(
+        jnp.asarray(x), axis=1
+    )
     np.testing.assert_allclose(out, expected, rtol=1e-6)
 
 
@@ -64,7 +85,9 @@ def test_gradient_is_softmax_and_finite(impl):
     grad = jax.grad(lambda y: impl.logsumexp(y, axis=1).sum())(y)
     y64 = np.asarray(y, np.float64)
     softmax = np.exp(y64 - y64.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(grad, softmax / softmax.sum(axis=1, keepdims=True), atol=1e-6)
+    np.testing.assert_allclose(
+        grad, softmax / softmax.sum(axis=1, keepdims=True), atol=1e-6
+    )
 
 
 def test_log_softmax(impl):
@@ -76,7 +99,12 @@ def test_log_softmax(impl):
         out = log_softmax(x, axis=axis)
         assert out.shape == x.shape
         assert np.all(np.isfinite(out))
-        np.testing.assert_allclose(out, oracle(x, axis=axis), rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(
+            out, oracle(x, axis=axis), rtol=1e-5, atol=1e-4
+        )
         np.testing.assert_allclose(jnp.exp(out).sum(axis=axis), 1.0, rtol=1e-5)
-    np.testing.assert_allclose(impl.log_softmax(jnp.array([1000.0, 1000.0])),
-                               [-math.log(2.0)] * 2, atol=1e-4)
+    np.testing.assert_allclose(
+        impl.log_softmax(jnp.array([1000.0, 1000.0])),
+        [-math.log(2.0)] * 2,
+        atol=1e-4,
+    )

@@ -1,4 +1,5 @@
 """Tests for Grouped-Query Attention Decode Step."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -6,13 +7,14 @@ import pytest
 
 from practice._testing import normal
 
-
 B, L, H = 2, 7, 4
 
 
 def naive_decode(q, k_cache, v_cache, lengths):
     """Reference: repeat every KV head for its query heads, then plain masked attention (NumPy)."""
-    q, k_cache, v_cache = (np.asarray(a, np.float64) for a in (q, k_cache, v_cache))
+    q, k_cache, v_cache = (
+        np.asarray(a, np.float64) for a in (q, k_cache, v_cache)
+    )
     n, kv = q.shape[1], k_cache.shape[2]
     k_rep = np.repeat(k_cache, n // kv, axis=2)  # (B, L, N, H)
     v_rep = np.repeat(v_cache, n // kv, axis=2)
@@ -36,20 +38,26 @@ def test_matches_naive_repeat_kv(impl, n, kv):
     q, k, v, lengths = inputs(0, n, kv)
     out = impl.gqa_decode_step(q, k, v, lengths)
     assert out.shape == (B, n, H) and out.dtype == jnp.float32
-    np.testing.assert_allclose(out, naive_decode(q, k, v, lengths), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        out, naive_decode(q, k, v, lengths), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_matches_jax_nn_dot_product_attention(impl):
     q, k, v, lengths = inputs(1, 8, 2, lengths=(5, 2))
     out = impl.gqa_decode_step(q, k, v, lengths)
-    expected = jax.nn.dot_product_attention(q[:, None], k, v, key_value_seq_lengths=lengths)[:, 0]
+    expected = jax.nn.dot_product_attention(
+        q[:, None], k, v, key_value_seq_lengths=lengths
+    )[:, 0]
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
 def test_length_one_returns_first_value_of_the_group(impl):
     q, k, v, _ = inputs(2, 6, 2)
     out = impl.gqa_decode_step(q, k, v, jnp.array([1, 1], jnp.int32))
-    for head in range(6):  # heads 0-2 share KV head 0, heads 3-5 share KV head 1
+    for head in range(
+        6
+    ):  # heads 0-2 share KV head 0, heads 3-5 share KV head 1
         np.testing.assert_allclose(out[:, head], v[:, 0, head // 3], rtol=1e-6)
 
 
@@ -58,7 +66,9 @@ def test_garbage_after_length_is_ignored(impl):
     out = impl.gqa_decode_step(q, k, v, lengths)
     k_bad = k.at[0, 2:].set(1e4).at[1, 4:].set(-1e4)
     v_bad = v.at[0, 2:].set(1e4).at[1, 4:].set(1e4)
-    np.testing.assert_allclose(impl.gqa_decode_step(q, k_bad, v_bad, lengths), out, rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.gqa_decode_step(q, k_bad, v_bad, lengths), out, rtol=1e-6
+    )
 
 
 def test_under_jit_with_traced_lengths(impl):
@@ -66,8 +76,12 @@ def test_under_jit_with_traced_lengths(impl):
     step = jax.jit(impl.gqa_decode_step)
     for lengths in ([1, 7], [6, 3]):
         lengths = jnp.array(lengths, jnp.int32)
-        np.testing.assert_allclose(step(q, k, v, lengths), naive_decode(q, k, v, lengths),
-                                   rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            step(q, k, v, lengths),
+            naive_decode(q, k, v, lengths),
+            rtol=1e-5,
+            atol=1e-5,
+        )
 
 
 def intermediate_sizes(jaxpr):
@@ -78,7 +92,9 @@ def intermediate_sizes(jaxpr):
             yield int(np.prod(var.aval.shape))
         for param in eqn.params.values():
             for sub in param if isinstance(param, (tuple, list)) else [param]:
-                if hasattr(getattr(sub, "jaxpr", sub), "eqns"):  # e.g. the body of a pjit
+                if hasattr(
+                    getattr(sub, "jaxpr", sub), "eqns"
+                ):  # e.g. the body of a pjit
                     yield from intermediate_sizes(sub)
 
 

@@ -1,10 +1,10 @@
 """Tests for KV Cache Update."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from practice._testing import normal
-
 
 B, L, K, H = 3, 8, 2, 4
 
@@ -33,13 +33,18 @@ def test_init(impl):
     for buf in cache.values():
         assert buf.shape == (B, L, K, H) and buf.dtype == jnp.float32
         np.testing.assert_array_equal(buf, np.zeros((B, L, K, H)))
-    assert impl.init_kv_cache(1, 2, 1, 2, dtype=jnp.bfloat16)["k"].dtype == jnp.bfloat16
+    assert (
+        impl.init_kv_cache(1, 2, 1, 2, dtype=jnp.bfloat16)["k"].dtype
+        == jnp.bfloat16
+    )
 
 
 def test_single_token_hand_values(impl):
     cache = impl.init_kv_cache(2, 3, 1, 2)
     k_new = jnp.array([[[[1.0, 2.0]]], [[[3.0, 4.0]]]])  # (B=2, S=1, K=1, H=2)
-    out = impl.update_kv_cache(cache, k_new, -k_new, jnp.array([2, 0], jnp.int32))
+    out = impl.update_kv_cache(
+        cache, k_new, -k_new, jnp.array([2, 0], jnp.int32)
+    )
     expected_k = np.zeros((2, 3, 1, 2))
     expected_k[0, 2, 0] = [1.0, 2.0]
     expected_k[1, 0, 0] = [3.0, 4.0]
@@ -61,7 +66,9 @@ def test_input_cache_unchanged(impl):
     cache = filled_cache()
     before = {name: np.array(buf) for name, buf in cache.items()}
     k_new, v_new = random_tokens(2, 2)
-    out = impl.update_kv_cache(cache, k_new, v_new, jnp.array([1, 1, 1], jnp.int32))
+    out = impl.update_kv_cache(
+        cache, k_new, v_new, jnp.array([1, 1, 1], jnp.int32)
+    )
     for name in ("k", "v"):
         np.testing.assert_array_equal(cache[name], before[name])
         assert not np.array_equal(out[name], before[name])
@@ -91,7 +98,7 @@ def test_decoding_token_by_token_rebuilds_the_sequence(impl):
     step = jax.jit(impl.update_kv_cache)
     for t in range(L):
         pos = jnp.full((B,), t, jnp.int32)
-        cache = step(cache, k_all[:, t:t + 1], v_all[:, t:t + 1], pos)
+        cache = step(cache, k_all[:, t : t + 1], v_all[:, t : t + 1], pos)
     np.testing.assert_array_equal(cache["k"], k_all)
     np.testing.assert_array_equal(cache["v"], v_all)
 
@@ -99,6 +106,10 @@ def test_decoding_token_by_token_rebuilds_the_sequence(impl):
 def test_casts_to_cache_dtype(impl):
     cache = impl.init_kv_cache(B, L, K, H, dtype=jnp.bfloat16)
     k_new, v_new = random_tokens(4, 2)  # float32
-    out = impl.update_kv_cache(cache, k_new, v_new, jnp.array([0, 2, 4], jnp.int32))
+    out = impl.update_kv_cache(
+        cache, k_new, v_new, jnp.array([0, 2, 4], jnp.int32)
+    )
     assert out["k"].dtype == jnp.bfloat16 and out["v"].dtype == jnp.bfloat16
-    np.testing.assert_array_equal(out["k"][1, 2:4], k_new[1].astype(jnp.bfloat16))
+    np.testing.assert_array_equal(
+        out["k"][1, 2:4], k_new[1].astype(jnp.bfloat16)
+    )

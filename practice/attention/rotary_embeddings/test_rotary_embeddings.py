@@ -1,4 +1,5 @@
 """Tests for Rotary Position Embeddings."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,7 +13,9 @@ def np_rope(x, positions, base=10000.0):
     h = x.shape[-1] // 2
     theta = base ** (-np.arange(h) * 2.0 / x.shape[-1])
     z = x[..., :h] + 1j * x[..., h:]
-    z = z * np.exp(1j * np.asarray(positions, np.float64)[:, None, None] * theta)
+    z = z * np.exp(
+        1j * np.asarray(positions, np.float64)[:, None, None] * theta
+    )
     return np.concatenate([z.real, z.imag], axis=-1)
 
 
@@ -20,35 +23,51 @@ def test_frequencies(impl):
     freqs = impl.rope_frequencies(8)
     assert freqs.shape == (4,) and freqs.dtype == jnp.float32
     np.testing.assert_allclose(freqs, [1.0, 0.1, 0.01, 0.001], rtol=1e-6)
-    np.testing.assert_allclose(impl.rope_frequencies(4, base=100.0), [1.0, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.rope_frequencies(4, base=100.0), [1.0, 0.1], rtol=1e-6
+    )
 
 
 def test_hand_values(impl):
     # H = 4: frequencies 1 and 0.01. A unit vector on feature 0 at position 1 turns by 1 radian
     # into the plane of features (0, 2); one on feature 1 at position 100 also turns by 1 radian.
-    x = jnp.array([[[1.0, 0.0, 0.0, 0.0]], [[0.0, 1.0, 0.0, 0.0]]])  # (T=2, N=1, H=4)
+    x = jnp.array(
+        [[[1.0, 0.0, 0.0, 0.0]], [[0.0, 1.0, 0.0, 0.0]]]
+    )  # (T=2, N=1, H=4)
     out = impl.apply_rope(x, jnp.array([1, 100]))
     c, s = np.cos(1.0), np.sin(1.0)
-    np.testing.assert_allclose(out[0, 0], [c, 0.0, s, 0.0], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(out[1, 0], [0.0, c, 0.0, s], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        out[0, 0], [c, 0.0, s, 0.0], rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        out[1, 0], [0.0, c, 0.0, s], rtol=1e-5, atol=1e-6
+    )
 
 
 def test_position_zero_is_identity(impl):
     x = normal(0, (3, 2, 8))
-    np.testing.assert_allclose(impl.apply_rope(x, jnp.zeros(3, jnp.int32)), x, rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.apply_rope(x, jnp.zeros(3, jnp.int32)), x, rtol=1e-6
+    )
 
 
 def test_matches_complex_reference(impl):
     x = normal(1, (5, 3, 16))
     positions = jnp.array([0, 3, 7, 100, 2047])
-    np.testing.assert_allclose(impl.apply_rope(x, positions), np_rope(x, positions),
-                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        impl.apply_rope(x, positions),
+        np_rope(x, positions),
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 def test_preserves_norms(impl):
     x = normal(2, (6, 4, 8))
     out = impl.apply_rope(x, jnp.arange(6) * 13)
-    np.testing.assert_allclose(jnp.linalg.norm(out, axis=-1), jnp.linalg.norm(x, axis=-1), rtol=1e-5)
+    np.testing.assert_allclose(
+        jnp.linalg.norm(out, axis=-1), jnp.linalg.norm(x, axis=-1), rtol=1e-5
+    )
 
 
 def test_dot_product_depends_only_on_relative_position(impl):
@@ -63,28 +82,44 @@ def test_dot_product_depends_only_on_relative_position(impl):
 
     for m, n in [(5, 2), (0, 7), (9, 9)]:
         for shift in (1, 10, 50):
-            np.testing.assert_allclose(score(m + shift, n + shift), score(m, n), rtol=1e-4, atol=1e-4)
-    assert abs(score(5, 2) - score(2, 5)) > 1e-3  # the order matters: it is m - n, not |m - n|
+            np.testing.assert_allclose(
+                score(m + shift, n + shift), score(m, n), rtol=1e-4, atol=1e-4
+            )
+    assert (
+        abs(score(5, 2) - score(2, 5)) > 1e-3
+    )  # the order matters: it is m - n, not |m - n|
 
 
 def test_rotations_compose(impl):
     x = normal(4, (4, 2, 8))
     m, n = jnp.array([1, 2, 3, 4]), jnp.array([10, 0, 5, 7])
-    np.testing.assert_allclose(impl.apply_rope(impl.apply_rope(x, m), n), impl.apply_rope(x, m + n),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        impl.apply_rope(impl.apply_rope(x, m), n),
+        impl.apply_rope(x, m + n),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_bfloat16_in_bfloat16_out(impl):
     x = normal(5, (3, 2, 8)).astype(jnp.bfloat16)
     out = impl.apply_rope(x, jnp.array([0, 1, 2]))
     assert out.dtype == jnp.bfloat16 and out.shape == x.shape
-    np.testing.assert_allclose(np.asarray(out, np.float32), np_rope(x.astype(jnp.float32), [0, 1, 2]),
-                               rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(
+        np.asarray(out, np.float32),
+        np_rope(x.astype(jnp.float32), [0, 1, 2]),
+        rtol=2e-2,
+        atol=2e-2,
+    )
     # the angles are computed in float32: bfloat16 would round position 2047 to 2048 (a radian off)
     positions = jnp.array([3, 500, 2047])
     out = impl.apply_rope(x, positions)
-    np.testing.assert_allclose(np.asarray(out, np.float32), np_rope(x.astype(jnp.float32), positions),
-                               rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(
+        np.asarray(out, np.float32),
+        np_rope(x.astype(jnp.float32), positions),
+        rtol=2e-2,
+        atol=2e-2,
+    )
 
 
 def test_under_jit_with_traced_positions(impl):
@@ -92,4 +127,6 @@ def test_under_jit_with_traced_positions(impl):
     f = jax.jit(impl.apply_rope)
     for start in (0, 40):
         positions = jnp.arange(3) + start
-        np.testing.assert_allclose(f(x, positions), np_rope(x, positions), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            f(x, positions), np_rope(x, positions), rtol=1e-4, atol=1e-5
+        )

@@ -1,4 +1,5 @@
 """Tests for Hessian-Vector Product."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -33,26 +34,38 @@ def test_matches_jax_hessian(impl):
 
 def test_pytree_params(impl):
     def f(p):
-        return jnp.sum(jnp.sin(p["a"]) * p["b"][0]) + jnp.sum(p["b"] ** 3) * jnp.sum(p["a"] ** 2)
+        return jnp.sum(jnp.sin(p["a"]) * p["b"][0]) + jnp.sum(
+            p["b"] ** 3
+        ) * jnp.sum(p["a"] ** 2)
 
     rng = np.random.default_rng(1)
-    params = {"a": jnp.asarray(rng.normal(size=3).astype(np.float32)),
-              "b": jnp.asarray(rng.normal(size=(2, 3)).astype(np.float32))}
-    v = {"a": jnp.asarray(rng.normal(size=3).astype(np.float32)),
-         "b": jnp.asarray(rng.normal(size=(2, 3)).astype(np.float32))}
+    params = {
+        "a": jnp.asarray(rng.normal(size=3).astype(np.float32)),
+        "b": jnp.asarray(rng.normal(size=(2, 3)).astype(np.float32)),
+    }
+    v = {
+        "a": jnp.asarray(rng.normal(size=3).astype(np.float32)),
+        "b": jnp.asarray(rng.normal(size=(2, 3)).astype(np.float32)),
+    }
     flat_p, unravel = ravel_pytree(params)
     flat_v, _ = ravel_pytree(v)
-    expected = unravel(jax.jit(jax.hessian(lambda q: f(unravel(q))))(flat_p) @ flat_v)
+    expected = unravel(
+        jax.jit(jax.hessian(lambda q: f(unravel(q))))(flat_p) @ flat_v
+    )
     out = jax.jit(lambda p, v: impl.hvp(f, p, v))(params, v)
     assert jax.tree.structure(out) == jax.tree.structure(params)
     for key in ("a", "b"):
         assert out[key].shape == params[key].shape
-        np.testing.assert_allclose(out[key], expected[key], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            out[key], expected[key], rtol=1e-4, atol=1e-4
+        )
 
 
 def test_linear_in_v(impl):
     rng = np.random.default_rng(2)
-    x, v, w = (jnp.asarray(rng.normal(size=5).astype(np.float32)) for _ in range(3))
+    x, v, w = (
+        jnp.asarray(rng.normal(size=5).astype(np.float32)) for _ in range(3)
+    )
     lhs = impl.hvp(f_dense, x, 2.0 * v - 3.0 * w)
     rhs = 2.0 * impl.hvp(f_dense, x, v) - 3.0 * impl.hvp(f_dense, x, w)
     np.testing.assert_allclose(lhs, rhs, rtol=1e-4, atol=1e-4)
@@ -66,7 +79,9 @@ def test_jits_and_never_builds_the_hessian(impl):
     expected = jax.jit(lambda x, v: jax.hessian(f_dense)(x) @ v)(x, v)
     np.testing.assert_allclose(f(x, v), expected, rtol=1e-4, atol=1e-4)
     program = str(jax.make_jaxpr(lambda x, v: impl.hvp(f_dense, x, v))(x, v))
-    assert f"[{n},{n}]" not in program, "an (n, n) array appears: the Hessian was built"
+    assert f"[{n},{n}]" not in program, (
+        "an (n, n) array appears: the Hessian was built"
+    )
 
 
 def test_sharpness_of_a_quadratic(impl):
@@ -81,18 +96,30 @@ def test_sharpness_matches_eigvalsh_and_never_builds_the_hessian(impl):
     n = 12
     rng = np.random.default_rng(3)
     m = rng.normal(size=(n, n)).astype(np.float32) / np.sqrt(n)
-    a = jnp.asarray(m @ m.T + np.diag(np.linspace(0.0, 6.0, n)).astype(np.float32))
+    a = jnp.asarray(
+        m @ m.T + np.diag(np.linspace(0.0, 6.0, n)).astype(np.float32)
+    )
 
     def f(x):
         return 0.5 * x @ a @ x + jnp.sum(jnp.cos(x))
 
     x = jnp.asarray(rng.normal(size=n).astype(np.float32))
-    eig = np.linalg.eigvalsh(np.asarray(jax.jit(jax.hessian(f))(x), np.float64))
+    eig = np.linalg.eigvalsh(
+        np.asarray(jax.jit(jax.hessian(f))(x), np.float64)
+    )
     top = eig[np.argmax(np.abs(eig))]
     ordered = np.sort(np.abs(eig))
-    assert ordered[-2] / ordered[-1] < 0.9  # a clear gap, so 200 iterations converge
+    assert (
+        ordered[-2] / ordered[-1] < 0.9
+    )  # a clear gap, so 200 iterations converge
     out = impl.sharpness(f, x, jax.random.key(1), n_iters=200)
     np.testing.assert_allclose(out, top, rtol=1e-3)
     # f holds the (n, n) matrix `a` itself, so inspect the program for f_dense instead.
-    program = str(jax.make_jaxpr(lambda x: impl.sharpness(f_dense, x, jax.random.key(2), 3))(x))
-    assert f"[{n},{n}]" not in program, "an (n, n) array appears: the Hessian was built"
+    program = str(
+        jax.make_jaxpr(
+            lambda x: impl.sharpness(f_dense, x, jax.random.key(2), 3)
+        )(x)
+    )
+    assert f"[{n},{n}]" not in program, (
+        "an (n, n) array appears: the Hessian was built"
+    )

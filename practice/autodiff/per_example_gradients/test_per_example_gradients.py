@@ -1,4 +1,5 @@
 """Tests for Per-Example Gradients with vmap."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,8 +19,10 @@ def mlp_loss(params, x, y):
 
 def linear_setup(seed, batch=6, d=3):
     rng = np.random.default_rng(seed)
-    params = {"w": jnp.asarray(rng.normal(size=d).astype(np.float32)),
-              "b": jnp.float32(rng.normal())}
+    params = {
+        "w": jnp.asarray(rng.normal(size=d).astype(np.float32)),
+        "b": jnp.float32(rng.normal()),
+    }
     xs = jnp.asarray(rng.normal(size=(batch, d)).astype(np.float32))
     ys = jnp.asarray(rng.normal(size=batch).astype(np.float32))
     return params, xs, ys
@@ -36,8 +39,14 @@ def test_linear_matches_closed_form(impl):
     params, xs, ys = linear_setup(0)
     grads = impl.per_example_grads(linear_loss, params, xs, ys)
     assert grads["w"].shape == (6, 3) and grads["b"].shape == (6,)
-    r = np.asarray(xs) @ np.asarray(params["w"]) + float(params["b"]) - np.asarray(ys)
-    np.testing.assert_allclose(grads["w"], 2 * r[:, None] * np.asarray(xs), rtol=1e-5, atol=1e-6)
+    r = (
+        np.asarray(xs) @ np.asarray(params["w"])
+        + float(params["b"])
+        - np.asarray(ys)
+    )
+    np.testing.assert_allclose(
+        grads["w"], 2 * r[:, None] * np.asarray(xs), rtol=1e-5, atol=1e-6
+    )
     np.testing.assert_allclose(grads["b"], 2 * r, rtol=1e-5, atol=1e-6)
 
 
@@ -54,11 +63,17 @@ def test_mlp_matches_a_loop_of_grads(impl):
 
 def test_mean_of_per_example_is_batch_gradient(impl):
     params, xs, ys = mlp_setup(2, batch=8)
-    grads = jax.jit(impl.per_example_grads, static_argnums=0)(mlp_loss, params, xs, ys)
-    batch_loss = lambda p: jnp.mean(jax.vmap(mlp_loss, in_axes=(None, 0, 0))(p, xs, ys))
+    grads = jax.jit(impl.per_example_grads, static_argnums=0)(
+        mlp_loss, params, xs, ys
+    )
+    batch_loss = lambda p: jnp.mean(
+        jax.vmap(mlp_loss, in_axes=(None, 0, 0))(p, xs, ys)
+    )
     expected = jax.grad(batch_loss)(params)
     for g, e in zip(jax.tree.leaves(grads), jax.tree.leaves(expected)):
-        np.testing.assert_allclose(jnp.mean(g, axis=0), e, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            jnp.mean(g, axis=0), e, rtol=1e-5, atol=1e-6
+        )
 
 
 def test_clipping_by_hand(impl):
@@ -76,7 +91,9 @@ def test_clipping_uses_the_global_norm_across_leaves(impl):
     # gradient w.r.t. a is x[:2], w.r.t. b is x[2]: the norm of (3, 0, 4) is 5, not 3 or 4.
     loss = lambda p, x, y: jnp.dot(p["a"], x[:2]) + p["b"] * x[2]
     params = {"a": jnp.zeros(2), "b": jnp.float32(0.0)}
-    out = impl.clipped_mean_grad(loss, params, jnp.array([[3.0, 0.0, 4.0]]), jnp.zeros(1), 2.5)
+    out = impl.clipped_mean_grad(
+        loss, params, jnp.array([[3.0, 0.0, 4.0]]), jnp.zeros(1), 2.5
+    )
     np.testing.assert_allclose(out["a"], [1.5, 0.0], rtol=1e-6)
     np.testing.assert_allclose(out["b"], 2.0, rtol=1e-6)
 
@@ -84,11 +101,15 @@ def test_clipping_uses_the_global_norm_across_leaves(impl):
 def test_clipping_matches_numpy_on_random_batch(impl):
     params, xs, ys = mlp_setup(3, batch=10)
     max_norm = 8.0  # per-example norms range from about 1.4 to 29: some are clipped, some not
-    out = jax.jit(impl.clipped_mean_grad, static_argnums=0)(mlp_loss, params, xs, ys, max_norm)
+    out = jax.jit(impl.clipped_mean_grad, static_argnums=0)(
+        mlp_loss, params, xs, ys, max_norm
+    )
     per_example = [jax.grad(mlp_loss)(params, xs[b], ys[b]) for b in range(10)]
     clipped = []
     for g in per_example:
-        flat = np.concatenate([np.ravel(leaf) for leaf in jax.tree.leaves(g)]).astype(np.float64)
+        flat = np.concatenate(
+            [np.ravel(leaf) for leaf in jax.tree.leaves(g)]
+        ).astype(np.float64)
         norm = np.linalg.norm(flat)
         clipped.append(flat * min(1.0, max_norm / norm))
     expected = np.mean(clipped, axis=0)

@@ -1,4 +1,5 @@
 """Tests for Straight-Through Estimator with Custom VJP."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -7,7 +8,9 @@ import numpy as np
 def test_round_forward_values(impl):
     x = jnp.array([-2.5, -1.5, -0.6, -0.4, 0.0, 0.5, 1.5, 2.5, 3.7])
     out = impl.round_ste(x)
-    np.testing.assert_array_equal(out, [-2.0, -2.0, -1.0, 0.0, 0.0, 0.0, 2.0, 2.0, 4.0])
+    np.testing.assert_array_equal(
+        out, [-2.0, -2.0, -1.0, 0.0, 0.0, 0.0, 2.0, 2.0, 4.0]
+    )
     assert out.dtype == jnp.float32 and out.shape == x.shape
 
 
@@ -51,7 +54,9 @@ def test_fake_quantize_values(impl):
     # n_bits = 3: s = 3, x * s = [-3, -1.8, -0.3, 0, 0.6, 1.5, 2.7, 4.5]
     # clip to [-3, 3] -> round (half to even) = [-3, -2, 0, 0, 1, 2, 3, 3] -> divide by 3
     out = impl.fake_quantize(x, 3)
-    np.testing.assert_allclose(out, np.array([-3, -2, 0, 0, 1, 2, 3, 3]) / 3.0, rtol=1e-6)
+    np.testing.assert_allclose(
+        out, np.array([-3, -2, 0, 0, 1, 2, 3, 3]) / 3.0, rtol=1e-6
+    )
     assert out.dtype == jnp.float32
 
 
@@ -61,11 +66,19 @@ def test_fake_quantize_grid_and_gradient(impl):
     for n_bits in [2, 4, 8]:
         s = 2 ** (n_bits - 1) - 1
         out = np.asarray(impl.fake_quantize(x, n_bits))
-        np.testing.assert_allclose(out * s, np.round(out * s), atol=1e-4)   # on the grid k / s
+        np.testing.assert_allclose(
+            out * s, np.round(out * s), atol=1e-4
+        )  # on the grid k / s
         assert np.all(np.abs(out) <= 1.0 + 1e-6)
-        assert np.all(np.abs(out - np.clip(np.asarray(x), -1, 1)) <= 0.5 / s + 1e-6)
-        grad = jax.jit(jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits))))(x)
-        np.testing.assert_array_equal(grad, (np.abs(np.asarray(x)) < 1.0).astype(np.float32))
+        assert np.all(
+            np.abs(out - np.clip(np.asarray(x), -1, 1)) <= 0.5 / s + 1e-6
+        )
+        grad = jax.jit(
+            jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits)))
+        )(x)
+        np.testing.assert_array_equal(
+            grad, (np.abs(np.asarray(x)) < 1.0).astype(np.float32)
+        )
 
 
 def test_learns_through_quantization(impl):

@@ -1,4 +1,5 @@
 """Tests for Value and Grad of a Loss."""
+
 import math
 
 import jax
@@ -11,7 +12,10 @@ def data(seed, n=32, d=3):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, d)).astype(np.float32)
     y = (x @ np.array([1.0, -2.0, 0.5][:d]) + 0.3 > 0).astype(np.float32)
-    params = {"w": rng.normal(size=d).astype(np.float32), "b": np.float32(rng.normal())}
+    params = {
+        "w": rng.normal(size=d).astype(np.float32),
+        "b": np.float32(rng.normal()),
+    }
     return jax.tree.map(jnp.asarray, params), jnp.asarray(x), jnp.asarray(y)
 
 
@@ -35,8 +39,11 @@ def test_loss_at_zero_params_is_log2(impl):
 
 def test_loss_matches_numpy(impl):
     params, x, y = data(1)
-    np.testing.assert_allclose(impl.logistic_loss(params, x, y), np_loss_and_grad(params, x, y)[0],
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        impl.logistic_loss(params, x, y),
+        np_loss_and_grad(params, x, y)[0],
+        rtol=1e-5,
+    )
 
 
 def test_loss_is_stable_for_large_logits(impl):
@@ -54,13 +61,21 @@ def test_grads_are_exact_for_large_logits(impl):
     x = jnp.array([[1000.0], [-1000.0], [10000.0], [-10000.0], [1.0]])
     y = jnp.array([0.0, 1.0, 1.0, 1.0, 0.0])
     ref_loss, ref_gw, ref_gb = np_loss_and_grad(params, x, y)
-    grad_fns = {"loss_and_grad": lambda p: impl.loss_and_grad(p, x, y)[1],
-                "grad(logistic_loss)": lambda p: jax.grad(impl.logistic_loss)(p, x, y)}
+    grad_fns = {
+        "loss_and_grad": lambda p: impl.loss_and_grad(p, x, y)[1],
+        "grad(logistic_loss)": lambda p: jax.grad(impl.logistic_loss)(p, x, y),
+    }
     for name, grad_fn in grad_fns.items():
         for grads in (grad_fn(params), jax.jit(grad_fn)(params)):
-            assert np.all(np.isfinite(grads["w"])) and np.isfinite(grads["b"]), name
-            np.testing.assert_allclose(grads["w"], ref_gw, rtol=1e-5, err_msg=name)
-            np.testing.assert_allclose(grads["b"], ref_gb, rtol=1e-5, err_msg=name)
+            assert np.all(np.isfinite(grads["w"])) and np.isfinite(
+                grads["b"]
+            ), name
+            np.testing.assert_allclose(
+                grads["w"], ref_gw, rtol=1e-5, err_msg=name
+            )
+            np.testing.assert_allclose(
+                grads["b"], ref_gb, rtol=1e-5, err_msg=name
+            )
     (loss, _), _ = impl.loss_and_grad(params, x, y)
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-5)
 
@@ -84,14 +99,18 @@ def test_grads_have_the_structure_of_params(impl):
 
 def test_accuracy_aux_hand_computed(impl):
     params = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
-    x = jnp.array([[2.0], [-1.0], [3.0], [-4.0]])   # z = 2, -1, 3, -4 -> predicted 1, 0, 1, 0
-    y = jnp.array([1.0, 1.0, 0.0, 0.0])              # correct: yes, no, no, yes
+    x = jnp.array(
+        [[2.0], [-1.0], [3.0], [-4.0]]
+    )  # z = 2, -1, 3, -4 -> predicted 1, 0, 1, 0
+    y = jnp.array([1.0, 1.0, 0.0, 0.0])  # correct: yes, no, no, yes
     (_, accuracy), _ = impl.loss_and_grad(params, x, y)
     assert accuracy.dtype == jnp.float32
     np.testing.assert_allclose(accuracy, 0.5)
     # The threshold is z = 0 (probability 1/2), not z = 0.5: z = 0.3 and 0.1 predict 1.
     x = jnp.array([[0.3], [0.1], [-0.2]])
-    (_, accuracy), _ = impl.loss_and_grad(params, x, jnp.array([1.0, 1.0, 0.0]))
+    (_, accuracy), _ = impl.loss_and_grad(
+        params, x, jnp.array([1.0, 1.0, 0.0])
+    )
     np.testing.assert_allclose(accuracy, 1.0)
 
 
@@ -117,6 +136,8 @@ def test_train_matches_numpy_gradient_descent(impl):
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-4)
     np.testing.assert_allclose(final["w"], w, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(final["b"], b, rtol=1e-4, atol=1e-5)
-    assert np.all(np.diff(np.asarray(losses)) < 0), "the loss should decrease at every step"
+    assert np.all(np.diff(np.asarray(losses)) < 0), (
+        "the loss should decrease at every step"
+    )
     # the input params were not changed
     np.testing.assert_array_equal(params["w"], data(5)[0]["w"])

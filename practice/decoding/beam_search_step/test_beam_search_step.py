@@ -1,4 +1,5 @@
 """Tests for Beam Search Step."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -9,8 +10,12 @@ NEG = -np.inf
 def np_step(scores, log_probs, finished, eos_id):
     """Brute-force reference: list every candidate, stable sort on the score."""
     batch, beams, vocab = log_probs.shape
-    out = [np.zeros((batch, beams)), np.zeros((batch, beams), int), np.zeros((batch, beams), int),
-           np.zeros((batch, beams), bool)]
+    out = [
+        np.zeros((batch, beams)),
+        np.zeros((batch, beams), int),
+        np.zeros((batch, beams), int),
+        np.zeros((batch, beams), bool),
+    ]
     for b in range(batch):
         cand = []
         for k in range(beams):
@@ -20,7 +25,9 @@ def np_step(scores, log_probs, finished, eos_id):
                 else:
                     s = scores[b, k] + log_probs[b, k, v]
                 cand.append((s, k, v))
-        order = sorted(range(len(cand)), key=lambda i: -cand[i][0])   # Python's sort is stable
+        order = sorted(
+            range(len(cand)), key=lambda i: -cand[i][0]
+        )  # Python's sort is stable
         for j, i in enumerate(order[:beams]):
             s, k, v = cand[i]
             out[0][b, j], out[1][b, j], out[2][b, j] = s, k, v
@@ -29,33 +36,53 @@ def np_step(scores, log_probs, finished, eos_id):
 
 
 def run(impl, scores, log_probs, finished, eos_id):
-    return impl.beam_search_step(jnp.asarray(scores, jnp.float32), jnp.asarray(log_probs, jnp.float32),
-                                 jnp.asarray(finished), eos_id)
+    return impl.beam_search_step(
+        jnp.asarray(scores, jnp.float32),
+        jnp.asarray(log_probs, jnp.float32),
+        jnp.asarray(finished),
+        eos_id,
+    )
 
 
 def test_hand_example(impl):
     scores = [[-1.0, -2.0]]
     log_probs = [[[-0.5, -1.5, -3.0], [-0.25, -2.0, -4.0]]]
     # candidates: beam 0 -> -1.5, -2.5, -4.0 ; beam 1 -> -2.25, -4.0, -6.0
-    new_scores, parents, tokens, fin = run(impl, scores, log_probs, [[False, False]], eos_id=2)
+    new_scores, parents, tokens, fin = run(
+        impl, scores, log_probs, [[False, False]], eos_id=2
+    )
     np.testing.assert_array_equal(new_scores, [[-1.5, -2.25]])
     np.testing.assert_array_equal(parents, [[0, 1]])
     np.testing.assert_array_equal(tokens, [[0, 0]])
     np.testing.assert_array_equal(fin, [[False, False]])
-    assert parents.dtype == jnp.int32 and tokens.dtype == jnp.int32 and fin.dtype == jnp.bool_
+    assert (
+        parents.dtype == jnp.int32
+        and tokens.dtype == jnp.int32
+        and fin.dtype == jnp.bool_
+    )
 
 
 def test_ties_follow_flat_index(impl):
     # candidates -1 at (0,0), (0,1), (1,0), (1,1): the two lowest flat indices win
-    out = run(impl, [[0.0, 0.0]], [[[-1.0, -1.0, -2.0], [-1.0, -1.0, -2.0]]], [[False, False]], 5)
+    out = run(
+        impl,
+        [[0.0, 0.0]],
+        [[[-1.0, -1.0, -2.0], [-1.0, -1.0, -2.0]]],
+        [[False, False]],
+        5,
+    )
     np.testing.assert_array_equal(out[1], [[0, 0]])
     np.testing.assert_array_equal(out[2], [[0, 1]])
 
 
 def test_finished_beams_extend_only_with_eos(impl):
     scores = [[-0.5, -1.0]]
-    log_probs = [[[0.0, 0.0, -9.0], [-0.1, -3.0, -0.2]]]    # beam 0's log-probs must be ignored
-    new_scores, parents, tokens, fin = run(impl, scores, log_probs, [[True, False]], eos_id=2)
+    log_probs = [
+        [[0.0, 0.0, -9.0], [-0.1, -3.0, -0.2]]
+    ]  # beam 0's log-probs must be ignored
+    new_scores, parents, tokens, fin = run(
+        impl, scores, log_probs, [[True, False]], eos_id=2
+    )
     np.testing.assert_allclose(new_scores, [[-0.5, -1.1]])
     np.testing.assert_array_equal(parents, [[0, 1]])
     np.testing.assert_array_equal(tokens, [[2, 0]])
@@ -63,7 +90,13 @@ def test_finished_beams_extend_only_with_eos(impl):
 
 
 def test_new_eos_marks_beam_finished(impl):
-    out = run(impl, [[0.0, -5.0]], [[[-2.0, -0.1, -3.0], [-1.0, -1.0, -1.0]]], [[False, False]], 1)
+    out = run(
+        impl,
+        [[0.0, -5.0]],
+        [[[-2.0, -0.1, -3.0], [-1.0, -1.0, -1.0]]],
+        [[False, False]],
+        1,
+    )
     np.testing.assert_array_equal(out[2], [[1, 0]])
     np.testing.assert_array_equal(out[3], [[True, False]])
 
@@ -71,10 +104,14 @@ def test_new_eos_marks_beam_finished(impl):
 def test_first_step_with_one_live_beam_gives_distinct_beams(impl):
     scores = np.array([[0.0, NEG, NEG]])
     log_probs = np.log(np.array([[[0.1, 0.4, 0.3, 0.2]] * 3]))
-    new_scores, parents, tokens, _ = run(impl, scores, log_probs, np.zeros((1, 3), bool), 0)
+    new_scores, parents, tokens, _ = run(
+        impl, scores, log_probs, np.zeros((1, 3), bool), 0
+    )
     np.testing.assert_array_equal(parents, [[0, 0, 0]])
     np.testing.assert_array_equal(tokens, [[1, 2, 3]])
-    np.testing.assert_allclose(new_scores, np.log([[0.4, 0.3, 0.2]]), rtol=1e-6)
+    np.testing.assert_allclose(
+        new_scores, np.log([[0.4, 0.3, 0.2]]), rtol=1e-6
+    )
 
 
 def test_random_batches_match_brute_force(impl):
@@ -83,24 +120,31 @@ def test_random_batches_match_brute_force(impl):
         b, k, v = 3, 4, 6
         scores = rng.normal(size=(b, k)).astype(np.float32)
         log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
-        if trial % 2:                          # coarse values: many exact ties
+        if trial % 2:  # coarse values: many exact ties
             scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
         finished = rng.random((b, k)) < 0.3
         eos = int(rng.integers(v))
         got = run(impl, scores, log_probs, finished, eos)
         want = np_step(scores, log_probs, finished, eos)
-        np.testing.assert_allclose(got[0], want[0], rtol=1e-6, err_msg=f"trial {trial}")
+        np.testing.assert_allclose(
+            got[0], want[0], rtol=1e-6, err_msg=f"trial {trial}"
+        )
         for g, w in zip(got[1:], want[1:]):
             np.testing.assert_array_equal(g, w, err_msg=f"trial {trial}")
 
 
 def test_gather_beams_on_a_pytree(impl):
-    cache = {"k": jnp.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2), "len": jnp.array([[5, 6, 7], [8, 9, 10]])}
+    cache = {
+        "k": jnp.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2),
+        "len": jnp.array([[5, 6, 7], [8, 9, 10]]),
+    }
     parents = jnp.array([[2, 2, 0], [1, 0, 1]], jnp.int32)
     out = impl.gather_beams(cache, parents)
     np.testing.assert_array_equal(out["len"], [[7, 7, 5], [9, 8, 9]])
     k = np.asarray(cache["k"])
-    np.testing.assert_array_equal(out["k"], np.stack([k[0][[2, 2, 0]], k[1][[1, 0, 1]]]))
+    np.testing.assert_array_equal(
+        out["k"], np.stack([k[0][[2, 2, 0]], k[1][[1, 0, 1]]])
+    )
 
 
 def test_under_jit(impl):
@@ -109,9 +153,13 @@ def test_under_jit(impl):
     log_probs = rng.normal(size=(2, 3, 5)).astype(np.float32)
     finished = np.array([[True, False, False], [False, False, True]])
     step = jax.jit(impl.beam_search_step, static_argnums=3)
-    got = step(jnp.asarray(scores), jnp.asarray(log_probs), jnp.asarray(finished), 4)
+    got = step(
+        jnp.asarray(scores), jnp.asarray(log_probs), jnp.asarray(finished), 4
+    )
     want = np_step(scores, log_probs, finished, 4)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
     np.testing.assert_array_equal(got[1], want[1])
     gathered = jax.jit(impl.gather_beams)(jnp.asarray(scores), got[1])
-    np.testing.assert_array_equal(gathered, np.take_along_axis(scores, np.asarray(want[1]), 1))
+    np.testing.assert_array_equal(
+        gathered, np.take_along_axis(scores, np.asarray(want[1]), 1)
+    )

@@ -7,7 +7,8 @@ end-of-sequence token stop: from then on they emit ``pad_id``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 """Tests for Greedy Decode Loop with Scan."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,7 +18,7 @@ def make_rnn(seed, vocab=7, hidden=5):
     out = rng.normal(size=(hidden, vocab)).astype(np.float32) * 2.0
     pos = rng.normal(size=(vocab,)).astype(np.float32)
 
-    def step(state, tokens):                     # works on NumPy and on JAX arrays
+    def step(state, tokens):  # works on NumPy and on JAX arrays
         xp = jnp if isinstance(state["h"], jax.Array) else np
         h = xp.tanh(state["h"] @ xp.asarray(rec) + xp.asarray(emb)[tokens])
         logits = h @ xp.asarray(out) + 0.3 * state["t"] * xp.asarray(pos)
@@ -33,7 +34,9 @@ def np_greedy(step, state, first, num_steps, eos_id, pad_id):
     tokens, lengths = [], np.zeros(fed.shape[0], int)
     for _ in range(num_steps):
         logits, state = step(state, fed)
-        emitted = np.where(done, pad_id, np.argmax(np.asarray(logits), axis=-1))
+        emitted = np.where(
+            done, pad_id, np.argmax(np.asarray(logits), axis=-1)
+        )
         lengths += ~done
         done = done | (emitted == eos_id)
         tokens.append(emitted)
@@ -42,10 +45,12 @@ def np_greedy(step, state, first, num_steps, eos_id, pad_id):
 
 
 def test_hand_example_with_eos_and_padding(impl):
-    tokens, lengths = impl.greedy_decode(cycle_step, (), jnp.array([0, 2, 4]), 6, eos_id=3, pad_id=0)
-    np.testing.assert_array_equal(tokens, [[1, 2, 3, 0, 0, 0],
-                                           [3, 0, 0, 0, 0, 0],
-                                           [5, 6, 7, 0, 1, 2]])
+    tokens, lengths = impl.greedy_decode(
+        cycle_step, (), jnp.array([0, 2, 4]), 6, eos_id=3, pad_id=0
+    )
+    np.testing.assert_array_equal(
+        tokens, [[1, 2, 3, 0, 0, 0], [3, 0, 0, 0, 0, 0], [5, 6, 7, 0, 1, 2]]
+    )
     np.testing.assert_array_equal(lengths, [3, 1, 6])
     assert tokens.dtype == jnp.int32 and lengths.dtype == jnp.int32
 
@@ -54,7 +59,10 @@ def test_argmax_ties_take_lowest_index(impl):
     def step(state, tokens):
         row = jnp.array([0.0, 5.0, 5.0, 1.0])
         return jnp.broadcast_to(row, (tokens.shape[0], 4)), state
-    tokens, lengths = impl.greedy_decode(step, (), jnp.array([0, 3]), 3, eos_id=2, pad_id=0)
+
+    tokens, lengths = impl.greedy_decode(
+        step, (), jnp.array([0, 3]), 3, eos_id=2, pad_id=0
+    )
     np.testing.assert_array_equal(tokens, [[1, 1, 1], [1, 1, 1]])
     np.testing.assert_array_equal(lengths, [3, 3])
 
@@ -64,11 +72,15 @@ def test_stateful_model_matches_python_loop(impl):
     first = np.array([0, 3, 5, 6])
     state0 = {"h": np.zeros((4, hidden), np.float32), "t": np.float32(0)}
     free_run, _ = np_greedy(step, state0, first, 8, eos_id=-1, pad_id=0)
-    eos = int(free_run[0, 2])                   # a token that row 0 emits at step 3
-    expected, expected_len = np_greedy(step, state0, first, 8, eos_id=eos, pad_id=0)
+    eos = int(free_run[0, 2])  # a token that row 0 emits at step 3
+    expected, expected_len = np_greedy(
+        step, state0, first, 8, eos_id=eos, pad_id=0
+    )
     assert expected_len[0] <= 3
     jstate = jax.tree.map(jnp.asarray, state0)
-    tokens, lengths = impl.greedy_decode(step, jstate, jnp.asarray(first), 8, eos_id=eos, pad_id=0)
+    tokens, lengths = impl.greedy_decode(
+        step, jstate, jnp.asarray(first), 8, eos_id=eos, pad_id=0
+    )
     np.testing.assert_array_equal(tokens, expected)
     np.testing.assert_array_equal(lengths, expected_len)
 
@@ -79,10 +91,20 @@ def test_several_models_and_pad_ids(impl):
         first = np.arange(7)
         state0 = {"h": np.zeros((7, hidden), np.float32), "t": np.float32(0)}
         for eos, pad in [(1, 0), (4, 6), (2, 2)]:
-            expected, expected_len = np_greedy(step, state0, first, 5, eos, pad)
-            tokens, lengths = impl.greedy_decode(step, jax.tree.map(jnp.asarray, state0),
-                                                 jnp.asarray(first), 5, eos, pad)
-            np.testing.assert_array_equal(tokens, expected, err_msg=f"seed={seed} eos={eos}")
+            expected, expected_len = np_greedy(
+                step, state0, first, 5, eos, pad
+            )
+            tokens, lengths = impl.greedy_decode(
+                step,
+                jax.tree.map(jnp.asarray, state0),
+                jnp.asarray(first),
+                5,
+                eos,
+                pad,
+            )
+            np.testing.assert_array_equal(
+                tokens, expected, err_msg=f"seed={seed} eos={eos}"
+            )
             np.testing.assert_array_equal(lengths, expected_len)
 
 
@@ -90,13 +112,17 @@ def test_loop_is_a_scan_traced_once(impl):
     calls = []
 
     def step(state, tokens):
-        calls.append(1)                          # runs only while tracing
+        calls.append(1)  # runs only while tracing
         return cycle_step(state, tokens)
 
-    jaxpr = jax.make_jaxpr(lambda f: impl.greedy_decode(step, (), f, 12, 3, 0))(jnp.array([0, 1]))
+    jaxpr = jax.make_jaxpr(
+        lambda f: impl.greedy_decode(step, (), f, 12, 3, 0)
+    )(jnp.array([0, 1]))
     names = {eqn.primitive.name for eqn in jaxpr.jaxpr.eqns}
     assert "scan" in names, names
-    assert len(calls) <= 2, f"step_fn was traced {len(calls)} times for 12 steps: use lax.scan"
+    assert len(calls) <= 2, (
+        f"step_fn was traced {len(calls)} times for 12 steps: use lax.scan"
+    )
 
 
 def test_under_jit(impl):

@@ -1,4 +1,5 @@
 """Tests for Speculative Decoding Acceptance."""
+
 import functools
 
 import jax
@@ -6,13 +7,23 @@ import jax.numpy as jnp
 import numpy as np
 
 # target p_0..p_3 and draft q_0..q_2 over a vocabulary of 5 tokens (L = 3)
-P = np.array([[0.1, 0.4, 0.2, 0.2, 0.1],
-              [0.3, 0.1, 0.3, 0.2, 0.1],
-              [0.05, 0.05, 0.1, 0.4, 0.4],
-              [0.2, 0.2, 0.2, 0.2, 0.2]], np.float32)
-Q = np.array([[0.4, 0.1, 0.1, 0.2, 0.2],
-              [0.2, 0.2, 0.2, 0.2, 0.2],
-              [0.3, 0.3, 0.2, 0.1, 0.1]], np.float32)
+P = np.array(
+    [
+        [0.1, 0.4, 0.2, 0.2, 0.1],
+        [0.3, 0.1, 0.3, 0.2, 0.1],
+        [0.05, 0.05, 0.1, 0.4, 0.4],
+        [0.2, 0.2, 0.2, 0.2, 0.2],
+    ],
+    np.float32,
+)
+Q = np.array(
+    [
+        [0.4, 0.1, 0.1, 0.2, 0.2],
+        [0.2, 0.2, 0.2, 0.2, 0.2],
+        [0.3, 0.3, 0.2, 0.1, 0.1],
+    ],
+    np.float32,
+)
 N = 40_000
 
 
@@ -29,9 +40,13 @@ def freq(tokens, vocab=5):
 def simulate(impl, seed=0):
     """N independent rounds: draft tokens drawn from Q, then the acceptance step."""
     draft_key, accept_key = jax.random.split(jax.random.key(seed))
-    drafts = jax.random.categorical(draft_key, jnp.log(Q), shape=(N, 3)).astype(jnp.int32)
+    drafts = jax.random.categorical(
+        draft_key, jnp.log(Q), shape=(N, 3)
+    ).astype(jnp.int32)
     keys = jax.random.split(accept_key, N)
-    run = jax.jit(jax.vmap(impl.speculative_accept, in_axes=(0, 0, None, None)))
+    run = jax.jit(
+        jax.vmap(impl.speculative_accept, in_axes=(0, 0, None, None))
+    )
     tokens, num = run(keys, drafts, jnp.asarray(Q), jnp.asarray(P))
     return np.asarray(tokens), np.asarray(num)
 
@@ -43,13 +58,22 @@ def accept(impl):
 
 def test_first_emitted_token_follows_target(impl):
     tokens, _ = simulate(impl)
-    assert tv(freq(tokens[:, 0]), P[0]) < 0.02          # not Q[0]: tv(P[0], Q[0]) = 0.4
+    assert (
+        tv(freq(tokens[:, 0]), P[0]) < 0.02
+    )  # not Q[0]: tv(P[0], Q[0]) = 0.4
 
 
 def test_acceptance_counts_follow_min_p_q(impl):
     _, num = simulate(impl)
-    beta = np.minimum(P[:3], Q).sum(axis=1)             # acceptance probability per position
-    expected = [1 - beta[0], beta[0] * (1 - beta[1]), beta[0] * beta[1] * (1 - beta[2]), beta.prod()]
+    beta = np.minimum(P[:3], Q).sum(
+        axis=1
+    )  # acceptance probability per position
+    expected = [
+        1 - beta[0],
+        beta[0] * (1 - beta[1]),
+        beta[0] * beta[1] * (1 - beta[2]),
+        beta.prod(),
+    ]
     observed = np.bincount(num, minlength=5)[1:] / N
     np.testing.assert_allclose(observed, expected, atol=0.015)
 
@@ -58,40 +82,67 @@ def test_later_tokens_follow_target(impl):
     tokens, num = simulate(impl)
     assert tv(freq(tokens[num >= 2, 1]), P[1]) < 0.03
     assert tv(freq(tokens[num >= 3, 2]), P[2]) < 0.04
-    assert tv(freq(tokens[num == 4, 3]), P[3]) < 0.05   # bonus token from p_3
+    assert tv(freq(tokens[num == 4, 3]), P[3]) < 0.05  # bonus token from p_3
 
 
 def test_identical_models_accept_everything(impl):
-    target = np.concatenate([Q, np.eye(5, dtype=np.float32)[[4]]])   # bonus token is surely 4
+    target = np.concatenate(
+        [Q, np.eye(5, dtype=np.float32)[[4]]]
+    )  # bonus token is surely 4
     draft = jnp.array([0, 3, 1], jnp.int32)
     run = accept(impl)
     for seed in range(20):
-        tokens, num = run(jax.random.key(seed), draft, jnp.asarray(Q), jnp.asarray(target))
+        tokens, num = run(
+            jax.random.key(seed), draft, jnp.asarray(Q), jnp.asarray(target)
+        )
         np.testing.assert_array_equal(tokens, [0, 3, 1, 4])
         assert int(num) == 4
-    assert tokens.dtype == jnp.int32 and num.dtype == jnp.int32 and num.shape == ()
+    assert (
+        tokens.dtype == jnp.int32
+        and num.dtype == jnp.int32
+        and num.shape == ()
+    )
 
 
 def test_certain_rejection_samples_the_residual(impl):
     draft_probs = np.array([[0.5, 0.5, 0, 0, 0]] * 3, np.float32)
-    target = np.array([[0.5, 0.5, 0, 0, 0],       # position 0: p == q, always accepted
-                       [0, 0, 0, 1, 0],           # position 1: p(x) = 0, always rejected
-                       [0.2] * 5, [0.2] * 5], np.float32)
+    target = np.array(
+        [
+            [0.5, 0.5, 0, 0, 0],  # position 0: p == q, always accepted
+            [0, 0, 0, 1, 0],  # position 1: p(x) = 0, always rejected
+            [0.2] * 5,
+            [0.2] * 5,
+        ],
+        np.float32,
+    )
     run = accept(impl)
     for seed in range(20):
-        tokens, num = run(jax.random.key(seed), jnp.array([1, 0, 1]), jnp.asarray(draft_probs),
-                          jnp.asarray(target))
-        np.testing.assert_array_equal(tokens, [1, 3, -1, -1])   # residual max(p - q, 0) = e_3
+        tokens, num = run(
+            jax.random.key(seed),
+            jnp.array([1, 0, 1]),
+            jnp.asarray(draft_probs),
+            jnp.asarray(target),
+        )
+        np.testing.assert_array_equal(
+            tokens, [1, 3, -1, -1]
+        )  # residual max(p - q, 0) = e_3
         assert int(num) == 2
-    tokens, _ = run(jax.random.key(0), jnp.array([1, 0, 1]), jnp.asarray(draft_probs),
-                    jnp.asarray(target), pad_id=7)
+    tokens, _ = run(
+        jax.random.key(0),
+        jnp.array([1, 0, 1]),
+        jnp.asarray(draft_probs),
+        jnp.asarray(target),
+        pad_id=7,
+    )
     np.testing.assert_array_equal(tokens, [1, 3, 7, 7])
 
 
 def test_single_draft_token(impl):
     q = np.array([[0.0, 1.0, 0.0]], np.float32)
     p = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)
-    tokens, num = accept(impl)(jax.random.key(0), jnp.array([1]), jnp.asarray(q), jnp.asarray(p))
+    tokens, num = accept(impl)(
+        jax.random.key(0), jnp.array([1]), jnp.asarray(q), jnp.asarray(p)
+    )
     np.testing.assert_array_equal(tokens, [2, -1])
     assert int(num) == 1
 
@@ -99,8 +150,11 @@ def test_single_draft_token(impl):
 def test_jit_and_no_key_reuse(impl):
     draft = jnp.array([0, 3, 1], jnp.int32)
     with jax.debug_key_reuse(True):
-        eager = impl.speculative_accept(jax.random.key(3), draft, jnp.asarray(Q), jnp.asarray(P))
-        jitted = jax.jit(impl.speculative_accept)(jax.random.key(3), draft, jnp.asarray(Q),
-                                                  jnp.asarray(P))
+        eager = impl.speculative_accept(
+            jax.random.key(3), draft, jnp.asarray(Q), jnp.asarray(P)
+        )
+        jitted = jax.jit(impl.speculative_accept)(
+            jax.random.key(3), draft, jnp.asarray(Q), jnp.asarray(P)
+        )
     np.testing.assert_array_equal(eager[0], jitted[0])
     assert int(eager[1]) == int(jitted[1])

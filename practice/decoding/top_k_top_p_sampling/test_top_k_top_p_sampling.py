@@ -1,4 +1,5 @@
 """Tests for Top-k and Top-p Sampling."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,7 +29,10 @@ def np_probs(logits, temperature=1.0, top_k=None, top_p=None):
 
 
 def empirical(tokens, vocab):
-    return np.bincount(np.asarray(tokens).ravel(), minlength=vocab) / np.asarray(tokens).size
+    return (
+        np.bincount(np.asarray(tokens).ravel(), minlength=vocab)
+        / np.asarray(tokens).size
+    )
 
 
 def tv(a, b):
@@ -37,19 +41,29 @@ def tv(a, b):
 
 def test_top_k_filter_values_and_ties(impl):
     logits = jnp.array([1.0, 3.0, 3.0, 2.0, 0.5])
-    np.testing.assert_array_equal(impl.top_k_filter(logits, 1), [NEG, 3.0, NEG, NEG, NEG])
-    np.testing.assert_array_equal(impl.top_k_filter(logits, 2), [NEG, 3.0, 3.0, NEG, NEG])
-    np.testing.assert_array_equal(impl.top_k_filter(logits, 3), [NEG, 3.0, 3.0, 2.0, NEG])
+    np.testing.assert_array_equal(
+        impl.top_k_filter(logits, 1), [NEG, 3.0, NEG, NEG, NEG]
+    )
+    np.testing.assert_array_equal(
+        impl.top_k_filter(logits, 2), [NEG, 3.0, 3.0, NEG, NEG]
+    )
+    np.testing.assert_array_equal(
+        impl.top_k_filter(logits, 3), [NEG, 3.0, 3.0, 2.0, NEG]
+    )
     np.testing.assert_array_equal(impl.top_k_filter(logits, 5), logits)
-    out = impl.top_k_filter(jnp.zeros((2, 4)), 2)          # all tied: the first two survive
+    out = impl.top_k_filter(
+        jnp.zeros((2, 4)), 2
+    )  # all tied: the first two survive
     np.testing.assert_array_equal(out, [[0, 0, NEG, NEG]] * 2)
     assert out.dtype == jnp.float32
 
 
 def test_top_k_filter_is_row_wise(impl):
     logits = jnp.array([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
-    np.testing.assert_array_equal(impl.top_k_filter(logits, 2),
-                                  [[NEG, NEG, 2.0, 3.0], [3.0, 2.0, NEG, NEG]])
+    np.testing.assert_array_equal(
+        impl.top_k_filter(logits, 2),
+        [[NEG, NEG, 2.0, 3.0], [3.0, 2.0, NEG, NEG]],
+    )
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 3, 11)).astype(np.float32)
     out = np.asarray(impl.top_k_filter(jnp.asarray(x), 4))
@@ -62,27 +76,51 @@ def test_top_k_filter_is_row_wise(impl):
 
 def test_top_p_filter_values(impl):
     logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
+
     def kept(p):
         return np.isfinite(np.asarray(impl.top_p_filter(logits, p))).tolist()
+
     assert kept(0.3) == [True, False, False, False]
-    assert kept(0.6) == [True, True, False, False]       # tie between 1 and 2: index 1 first
+    assert kept(0.6) == [
+        True,
+        True,
+        False,
+        False,
+    ]  # tie between 1 and 2: index 1 first
     assert kept(0.75) == [True, True, True, False]
     assert kept(1.0) == [True, True, True, True]
     out = impl.top_p_filter(logits, 0.6)
-    np.testing.assert_array_equal(np.asarray(out)[:2], np.asarray(logits)[:2])  # kept values unchanged
+    np.testing.assert_array_equal(
+        np.asarray(out)[:2], np.asarray(logits)[:2]
+    )  # kept values unchanged
 
 
 def test_top_p_filter_unsorted_rows(impl):
-    logits = jnp.log(jnp.array([[0.1, 0.2, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]]))
+    logits = jnp.log(
+        jnp.array([[0.1, 0.2, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]])
+    )
     out = np.asarray(impl.top_p_filter(logits, 0.6))
-    assert np.isfinite(out).tolist() == [[False, True, True, False], [True, True, True, False]]
+    assert np.isfinite(out).tolist() == [
+        [False, True, True, False],
+        [True, True, True, False],
+    ]
 
 
 def test_top_p_filter_traced_p(impl):
     logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
     f = jax.jit(impl.top_p_filter)
-    assert np.isfinite(np.asarray(f(logits, jnp.float32(0.6)))).tolist() == [True, True, False, False]
-    assert np.isfinite(np.asarray(f(logits, jnp.float32(0.3)))).tolist() == [True, False, False, False]
+    assert np.isfinite(np.asarray(f(logits, jnp.float32(0.6)))).tolist() == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert np.isfinite(np.asarray(f(logits, jnp.float32(0.3)))).tolist() == [
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_sample_shape_dtype_and_support(impl):
@@ -103,8 +141,14 @@ def test_sampling_distribution_matches_reference(impl):
     base = np.array([2.0, 1.0, 0.5, 0.0, -1.0, 0.3], np.float32)
     n = 20000
     logits = jnp.asarray(np.tile(base, (n, 1)))
-    cases = [dict(), dict(temperature=0.5), dict(temperature=2.0, top_p=0.5),
-             dict(top_k=3), dict(top_k=4, top_p=0.8), dict(temperature=1.5, top_k=5, top_p=0.9)]
+    cases = [
+        dict(),
+        dict(temperature=0.5),
+        dict(temperature=2.0, top_p=0.5),
+        dict(top_k=3),
+        dict(top_k=4, top_p=0.8),
+        dict(temperature=1.5, top_k=5, top_p=0.9),
+    ]
     for i, kw in enumerate(cases):
         tokens = impl.sample(jax.random.key(10 + i), logits, **kw)
         expected = np_probs(base, **kw)
@@ -115,7 +159,9 @@ def test_sampling_distribution_matches_reference(impl):
 def test_sample_with_vmapped_keys(impl):
     logits = jnp.array([0.0, 1.0, 2.0, 0.5])
     keys = jax.random.split(jax.random.key(3), 20000)
-    tokens = jax.jit(jax.vmap(lambda k: impl.sample(k, logits, top_p=0.9)))(keys)
+    tokens = jax.jit(jax.vmap(lambda k: impl.sample(k, logits, top_p=0.9)))(
+        keys
+    )
     assert tv(empirical(tokens, 4), np_probs(logits, top_p=0.9)) < 0.02
 
 
@@ -124,8 +170,15 @@ def test_sample_jit_with_traced_temperature_and_p(impl):
     logits = jax.random.normal(jax.random.key(5), (500, 5))
     eager = impl.sample(key, logits, temperature=0.7, top_k=3, top_p=0.9)
     f = jax.jit(impl.sample, static_argnames="top_k")
-    jitted = f(jax.random.clone(key), logits, temperature=jnp.float32(0.7), top_k=3,
-               top_p=jnp.float32(0.9))  # the same key on purpose
+    jitted = f(
+        jax.random.clone(key),
+        logits,
+        temperature=jnp.float32(0.7),
+        top_k=3,
+        top_p=jnp.float32(0.9),
+    )  # the same key on purpose
     np.testing.assert_array_equal(eager, jitted)
-    again = impl.sample(jax.random.clone(key), logits, temperature=0.7, top_k=3, top_p=0.9)
-    np.testing.assert_array_equal(eager, again)          # same key, same tokens
+    again = impl.sample(
+        jax.random.clone(key), logits, temperature=0.7, top_k=3, top_p=0.9
+    )
+    np.testing.assert_array_equal(eager, again)  # same key, same tokens

@@ -1,4 +1,5 @@
 """Tests for Exponential Moving Average with Scan."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,10 +22,15 @@ def np_ema(xs, decay, debias=False, resets=None):
 def test_hand_computed(impl):
     xs = jnp.array([1.0, 2.0, 3.0])
     # m = 0.5, 0.25 + 1 = 1.25, 0.625 + 1.5 = 2.125
-    np.testing.assert_allclose(impl.ema(xs, 0.5), [0.5, 1.25, 2.125], rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.ema(xs, 0.5), [0.5, 1.25, 2.125], rtol=1e-6
+    )
     # debiased: divide by 1 - 0.5, 1 - 0.25, 1 - 0.125
-    np.testing.assert_allclose(impl.ema(xs, 0.5, debias=True), [1.0, 1.25 / 0.75, 2.125 / 0.875],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.ema(xs, 0.5, debias=True),
+        [1.0, 1.25 / 0.75, 2.125 / 0.875],
+        rtol=1e-6,
+    )
 
 
 def test_matches_numpy_loop(impl):
@@ -34,15 +40,24 @@ def test_matches_numpy_loop(impl):
         for debias in [False, True]:
             out = impl.ema(jnp.asarray(xs), decay, debias=debias)
             assert out.shape == (50, 3, 2) and out.dtype == jnp.float32
-            np.testing.assert_allclose(out, np_ema(xs, decay, debias), rtol=1e-4, atol=1e-5,
-                                       err_msg=f"decay={decay} debias={debias}")
+            np.testing.assert_allclose(
+                out,
+                np_ema(xs, decay, debias),
+                rtol=1e-4,
+                atol=1e-5,
+                err_msg=f"decay={decay} debias={debias}",
+            )
 
 
 def test_edge_cases(impl):
-    xs = jnp.asarray(np.random.default_rng(1).normal(size=(7, 4)).astype(np.float32))
-    np.testing.assert_allclose(impl.ema(xs, 0.0), xs, rtol=1e-6)              # no memory
+    xs = jnp.asarray(
+        np.random.default_rng(1).normal(size=(7, 4)).astype(np.float32)
+    )
+    np.testing.assert_allclose(impl.ema(xs, 0.0), xs, rtol=1e-6)  # no memory
     const = jnp.full((20, 3), 2.5)
-    np.testing.assert_allclose(impl.ema(const, 0.95, debias=True), const, rtol=1e-4)
+    np.testing.assert_allclose(
+        impl.ema(const, 0.95, debias=True), const, rtol=1e-4
+    )
     empty = impl.ema(jnp.zeros((0, 3)), 0.9)
     assert empty.shape == (0, 3)
 
@@ -52,16 +67,24 @@ def test_traced_decay_under_jit(impl):
     xs = rng.normal(size=(30, 2)).astype(np.float32)
     f = jax.jit(impl.ema, static_argnames="debias")
     for decay in [0.3, 0.8]:
-        np.testing.assert_allclose(f(jnp.asarray(xs), jnp.float32(decay), debias=True),
-                                   np_ema(xs, decay, True), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            f(jnp.asarray(xs), jnp.float32(decay), debias=True),
+            np_ema(xs, decay, True),
+            rtol=1e-4,
+            atol=1e-5,
+        )
 
 
 def test_program_does_not_grow_with_length(impl):
     def program_lines(t):
         xs = jnp.zeros((t, 3))
-        return len(str(jax.make_jaxpr(lambda xs: impl.ema(xs, 0.9))(xs)).splitlines())
+        return len(
+            str(jax.make_jaxpr(lambda xs: impl.ema(xs, 0.9))(xs)).splitlines()
+        )
 
-    assert program_lines(10) == program_lines(300), "the traced program grows with T: use lax.scan"
+    assert program_lines(10) == program_lines(300), (
+        "the traced program grows with T: use lax.scan"
+    )
 
 
 def test_gradients(impl):
@@ -69,12 +92,18 @@ def test_gradients(impl):
     t_len, decay = 6, 0.7
     xs = jnp.linspace(-1.0, 1.0, t_len)
     grad_xs = jax.grad(lambda xs: jnp.sum(impl.ema(xs, decay)))(xs)
-    np.testing.assert_allclose(grad_xs, 1 - decay ** (t_len - np.arange(t_len)), rtol=1e-5)
+    np.testing.assert_allclose(
+        grad_xs, 1 - decay ** (t_len - np.arange(t_len)), rtol=1e-5
+    )
     # derivative in decay against a float64 central difference
     x64 = np.asarray(xs, np.float64)
     h = 1e-6
-    fd = (np_ema(x64, decay + h).sum() - np_ema(x64, decay - h).sum()) / (2 * h)
-    grad_decay = jax.grad(lambda d: jnp.sum(impl.ema(xs, d)))(jnp.float32(decay))
+    fd = (np_ema(x64, decay + h).sum() - np_ema(x64, decay - h).sum()) / (
+        2 * h
+    )
+    grad_decay = jax.grad(lambda d: jnp.sum(impl.ema(xs, d)))(
+        jnp.float32(decay)
+    )
     np.testing.assert_allclose(grad_decay, fd, rtol=1e-3)
 
 
@@ -82,8 +111,11 @@ def test_resets_hand_computed(impl):
     xs = jnp.array([4.0, 2.0, 10.0, 6.0, 8.0])
     resets = jnp.array([False, False, True, False, True])
     # 2.0, 2.0, reset -> 10.0, 8.0, reset -> 8.0   (decay 0.5)
-    np.testing.assert_allclose(impl.ema_with_resets(xs, resets, 0.5), [2.0, 2.0, 10.0, 8.0, 8.0],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.ema_with_resets(xs, resets, 0.5),
+        [2.0, 2.0, 10.0, 8.0, 8.0],
+        rtol=1e-6,
+    )
 
 
 def test_resets_random_under_jit(impl):
@@ -91,8 +123,14 @@ def test_resets_random_under_jit(impl):
     xs = rng.normal(size=(40, 3)).astype(np.float32)
     resets = rng.random(40) < 0.2
     resets[0] = True
-    out = jax.jit(impl.ema_with_resets)(jnp.asarray(xs), jnp.asarray(resets), jnp.float32(0.9))
+    out = jax.jit(impl.ema_with_resets)(
+        jnp.asarray(xs), jnp.asarray(resets), jnp.float32(0.9)
+    )
     assert out.shape == (40, 3) and out.dtype == jnp.float32
-    np.testing.assert_allclose(out, np_ema(xs, 0.9, resets=resets), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        out, np_ema(xs, 0.9, resets=resets), rtol=1e-4, atol=1e-5
+    )
     no_resets = impl.ema_with_resets(jnp.asarray(xs), jnp.zeros(40, bool), 0.9)
-    np.testing.assert_allclose(no_resets, np_ema(xs, 0.9), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        no_resets, np_ema(xs, 0.9), rtol=1e-4, atol=1e-5
+    )

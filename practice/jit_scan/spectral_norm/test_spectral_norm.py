@@ -1,11 +1,14 @@
 """Tests for Spectral Norm by Power Iteration."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 
 def random_matrix(seed, shape):
-    return jnp.asarray(np.random.default_rng(seed).normal(size=shape).astype(np.float32))
+    return jnp.asarray(
+        np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    )
 
 
 def test_diagonal_matrix(impl):
@@ -20,8 +23,10 @@ def test_diagonal_matrix(impl):
 
 def test_rank_one_matrix_is_exact_after_one_step(impl):
     a, b = jnp.array([1.0, 2.0, 2.0]), jnp.array([3.0, 0.0, 4.0, 0.0])
-    sigma, _, _ = impl.power_iteration(jnp.outer(a, b), jax.random.key(1), n_iters=1)
-    np.testing.assert_allclose(sigma, 3.0 * 5.0, rtol=1e-5)   # |a| |b|
+    sigma, _, _ = impl.power_iteration(
+        jnp.outer(a, b), jax.random.key(1), n_iters=1
+    )
+    np.testing.assert_allclose(sigma, 3.0 * 5.0, rtol=1e-5)  # |a| |b|
 
 
 def test_matches_jnp_linalg_norm(impl):
@@ -29,8 +34,12 @@ def test_matches_jnp_linalg_norm(impl):
         w = random_matrix(seed, shape)
         s = np.linalg.svd(np.asarray(w, np.float64), compute_uv=False)
         assert s[1] / s[0] < 0.95, "fixture without a spectral gap"
-        sigma, u, v = impl.power_iteration(w, jax.random.key(seed), n_iters=300)
-        np.testing.assert_allclose(sigma, jnp.linalg.norm(w, ord=2), rtol=1e-4, err_msg=str(shape))
+        sigma, u, v = impl.power_iteration(
+            w, jax.random.key(seed), n_iters=300
+        )
+        np.testing.assert_allclose(
+            sigma, jnp.linalg.norm(w, ord=2), rtol=1e-4, err_msg=str(shape)
+        )
         assert u.shape == (shape[0],) and v.shape == (shape[1],)
 
 
@@ -46,18 +55,26 @@ def test_returns_a_singular_pair(impl):
 def test_estimate_grows_towards_sigma_from_below(impl):
     w = random_matrix(11, (10, 7))
     true = float(jnp.linalg.norm(w, ord=2))
-    estimates = [float(impl.power_iteration(w, jax.random.key(3), n_iters=k)[0])
-                 for k in [0, 1, 2, 5, 20]]
+    estimates = [
+        float(impl.power_iteration(w, jax.random.key(3), n_iters=k)[0])
+        for k in [0, 1, 2, 5, 20]
+    ]
     assert all(e <= true * (1 + 1e-5) for e in estimates)
     assert all(b >= a * (1 - 1e-5) for a, b in zip(estimates, estimates[1:]))
-    assert estimates[0] < 0.99 * true   # a random start is not already converged
+    assert (
+        estimates[0] < 0.99 * true
+    )  # a random start is not already converged
 
 
 def test_zero_matrix_gives_zero_without_nan(impl):
-    sigma, u, v = impl.power_iteration(jnp.zeros((3, 4)), jax.random.key(4), n_iters=10)
+    sigma, u, v = impl.power_iteration(
+        jnp.zeros((3, 4)), jax.random.key(4), n_iters=10
+    )
     assert float(sigma) == 0.0
     assert not (np.any(np.isnan(u)) or np.any(np.isnan(v)))
-    out = impl.spectral_normalize(jnp.zeros((3, 4)), jax.random.key(4), n_iters=10)
+    out = impl.spectral_normalize(
+        jnp.zeros((3, 4)), jax.random.key(4), n_iters=10
+    )
     np.testing.assert_array_equal(out, np.zeros((3, 4)))
 
 
@@ -67,14 +84,20 @@ def test_spectral_normalize_under_jit(impl):
     out = f(w, jax.random.key(5), n_iters=300)
     assert out.shape == (12, 9) and out.dtype == jnp.float32
     np.testing.assert_allclose(jnp.linalg.norm(out, ord=2), 1.0, rtol=1e-4)
-    np.testing.assert_allclose(out * jnp.linalg.norm(w, ord=2), w, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(
+        out * jnp.linalg.norm(w, ord=2), w, rtol=1e-3, atol=1e-4
+    )
 
 
 def test_program_does_not_grow_with_iterations(impl):
     w = jnp.ones((4, 3))
 
     def program_lines(n_iters):
-        jaxpr = jax.make_jaxpr(lambda w, k: impl.power_iteration(w, k, n_iters))(w, jax.random.key(0))
+        jaxpr = jax.make_jaxpr(
+            lambda w, k: impl.power_iteration(w, k, n_iters)
+        )(w, jax.random.key(0))
         return len(str(jaxpr).splitlines())
 
-    assert program_lines(3) == program_lines(100), "the traced program grows with n_iters"
+    assert program_lines(3) == program_lines(100), (
+        "the traced program grows with n_iters"
+    )

@@ -3,6 +3,7 @@
 Traces are counted with a jax.monitoring listener: JAX reports one
 '/jax/core/compile/jaxpr_trace_duration' event each time a jitted function is traced.
 """
+
 import contextlib
 
 import jax
@@ -39,20 +40,27 @@ def test_poly_features_values(impl):
     expected = [[1, 0, 0, 0], [1, 1, 1, 1], [1, 2, 4, 8], [1, -3, 9, -27]]
     np.testing.assert_allclose(out, expected)
     assert out.shape == (4, 4) and out.dtype == jnp.float32
-    np.testing.assert_allclose(impl.poly_features(x, degree=0), np.ones((4, 1)))
+    np.testing.assert_allclose(
+        impl.poly_features(x, degree=0), np.ones((4, 1))
+    )
 
 
 def test_poly_features_matches_vander(impl):
     rng = np.random.default_rng(0)
     x = rng.uniform(-2.0, 2.0, size=7).astype(np.float32)
     for degree in [1, 2, 5]:
-        np.testing.assert_allclose(impl.poly_features(jnp.asarray(x), degree),
-                                   np.vander(x.astype(np.float64), degree + 1, increasing=True),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            impl.poly_features(jnp.asarray(x), degree),
+            np.vander(x.astype(np.float64), degree + 1, increasing=True),
+            rtol=1e-5,
+            atol=1e-6,
+        )
 
 
 def test_poly_features_is_jitted_with_static_degree(impl):
-    assert hasattr(impl.poly_features, "lower"), "poly_features must be the result of jax.jit"
+    assert hasattr(impl.poly_features, "lower"), (
+        "poly_features must be the result of jax.jit"
+    )
     # Lowering with a plain int works only if degree is static (a traced degree has no shape).
     impl.poly_features.lower(jnp.ones(3), 2)
 
@@ -60,38 +68,59 @@ def test_poly_features_is_jitted_with_static_degree(impl):
 def test_poly_features_retraces_only_for_a_new_degree(impl):
     rng = np.random.default_rng(1)
     xs = [rng.normal(size=6).astype(np.float32) for _ in range(4)]
-    impl.poly_features(xs[0], 3)                         # warm up: compile degree 3
+    impl.poly_features(xs[0], 3)  # warm up: compile degree 3
     with count_traces() as events:
         for x in xs[1:]:
             impl.poly_features(x, 3)
-    assert events.count(TRACE_EVENT) == 0, "new values with the same degree retraced"
+    assert events.count(TRACE_EVENT) == 0, (
+        "new values with the same degree retraced"
+    )
     with count_traces() as events:
         impl.poly_features(xs[0], 4)
-    assert events.count(TRACE_EVENT) == 1, "a new degree should trace exactly once"
+    assert events.count(TRACE_EVENT) == 1, (
+        "a new degree should trace exactly once"
+    )
     with count_traces() as events:
         impl.poly_features(xs[1], 4)
         impl.poly_features(xs[2], 3)
-    assert events.count(TRACE_EVENT) == 0, "degrees seen before must reuse their compiled version"
+    assert events.count(TRACE_EVENT) == 0, (
+        "degrees seen before must reuse their compiled version"
+    )
 
 
 def test_normalize_rows_values(impl):
     x = jnp.array([[3.0, -4.0], [0.0, 0.0], [1.0, 1.0]])
-    np.testing.assert_allclose(impl.normalize_rows(x, "l2"), [[0.6, -0.8], [0, 0], [2**-0.5] * 2],
-                               rtol=1e-6)
-    np.testing.assert_allclose(impl.normalize_rows(x, "l1"), [[3 / 7, -4 / 7], [0, 0], [0.5, 0.5]],
-                               rtol=1e-6)
-    np.testing.assert_allclose(impl.normalize_rows(x, kind="max"), [[0.75, -1.0], [0, 0], [1, 1]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        impl.normalize_rows(x, "l2"),
+        [[0.6, -0.8], [0, 0], [2**-0.5] * 2],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        impl.normalize_rows(x, "l1"),
+        [[3 / 7, -4 / 7], [0, 0], [0.5, 0.5]],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        impl.normalize_rows(x, kind="max"),
+        [[0.75, -1.0], [0, 0], [1, 1]],
+        rtol=1e-6,
+    )
 
 
 def test_normalize_rows_random_against_numpy(impl):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(5, 4)).astype(np.float32)
-    norms = {"l1": np.abs(x).sum(1), "l2": np.sqrt((x**2).sum(1)), "max": np.abs(x).max(1)}
+    norms = {
+        "l1": np.abs(x).sum(1),
+        "l2": np.sqrt((x**2).sum(1)),
+        "max": np.abs(x).max(1),
+    }
     for kind, n in norms.items():
         out = impl.normalize_rows(jnp.asarray(x), kind)
         assert out.shape == (5, 4) and out.dtype == jnp.float32
-        np.testing.assert_allclose(out, x / n[:, None], rtol=1e-5, err_msg=kind)
+        np.testing.assert_allclose(
+            out, x / n[:, None], rtol=1e-5, err_msg=kind
+        )
 
 
 def test_normalize_rows_unknown_kind(impl):
@@ -100,7 +129,9 @@ def test_normalize_rows_unknown_kind(impl):
 
 
 def test_normalize_rows_is_jitted_and_caches_per_kind(impl):
-    assert hasattr(impl.normalize_rows, "lower"), "normalize_rows must be the result of jax.jit"
+    assert hasattr(impl.normalize_rows, "lower"), (
+        "normalize_rows must be the result of jax.jit"
+    )
     rng = np.random.default_rng(3)
     xs = [rng.normal(size=(3, 5)).astype(np.float32) for _ in range(3)]
     impl.normalize_rows(xs[0], "l1")

@@ -1,4 +1,5 @@
 """Tests for Traced Learning Rate Schedule."""
+
 import math
 
 import jax
@@ -8,19 +9,59 @@ import optax
 import pytest
 
 CONFIGS = [
-    dict(init_value=0.0, peak_value=1e-3, warmup_steps=10, decay_steps=100, end_value=0.0),
-    dict(init_value=1e-4, peak_value=3e-3, warmup_steps=25, decay_steps=60, end_value=1e-5),
-    dict(init_value=0.5, peak_value=1.0, warmup_steps=0, decay_steps=40, end_value=0.1),
-    dict(init_value=0.0, peak_value=2.0, warmup_steps=1, decay_steps=2, end_value=0.5),
+    dict(
+        init_value=0.0,
+        peak_value=1e-3,
+        warmup_steps=10,
+        decay_steps=100,
+        end_value=0.0,
+    ),
+    dict(
+        init_value=1e-4,
+        peak_value=3e-3,
+        warmup_steps=25,
+        decay_steps=60,
+        end_value=1e-5,
+    ),
+    dict(
+        init_value=0.5,
+        peak_value=1.0,
+        warmup_steps=0,
+        decay_steps=40,
+        end_value=0.1,
+    ),
+    dict(
+        init_value=0.0,
+        peak_value=2.0,
+        warmup_steps=1,
+        decay_steps=2,
+        end_value=0.5,
+    ),
 ]
 
 
 def test_hand_computed_values(impl):
-    sched = impl.warmup_cosine_schedule(init_value=0.0, peak_value=1.0, warmup_steps=4,
-                                        decay_steps=8, end_value=0.0)
+    sched = impl.warmup_cosine_schedule(
+        init_value=0.0,
+        peak_value=1.0,
+        warmup_steps=4,
+        decay_steps=8,
+        end_value=0.0,
+    )
     # warmup 0, 1/4, 2/4, 3/4; then 0.5 (1 + cos(pi k / 4)) for k = 0..4; then end_value
-    expected = [0.0, 0.25, 0.5, 0.75, 1.0, 0.5 * (1 + math.cos(math.pi / 4)), 0.5,
-                0.5 * (1 + math.cos(3 * math.pi / 4)), 0.0, 0.0, 0.0]
+    expected = [
+        0.0,
+        0.25,
+        0.5,
+        0.75,
+        1.0,
+        0.5 * (1 + math.cos(math.pi / 4)),
+        0.5,
+        0.5 * (1 + math.cos(3 * math.pi / 4)),
+        0.0,
+        0.0,
+        0.0,
+    ]
     got = [float(sched(step)) for step in range(11)]
     np.testing.assert_allclose(got, expected, atol=1e-7)
     assert sched(3).dtype == jnp.float32
@@ -33,16 +74,39 @@ def test_matches_optax_at_every_step(impl):
         oracle = optax.warmup_cosine_decay_schedule(**cfg)
         expected = np.array([float(oracle(int(s))) for s in steps])
         got = np.array([float(sched(int(s))) for s in steps])
-        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-8, err_msg=str(cfg))
+        np.testing.assert_allclose(
+            got, expected, rtol=1e-5, atol=1e-8, err_msg=str(cfg)
+        )
 
 
 def test_traced_step_under_jit(impl):
     for cfg in CONFIGS:
         sched = jax.jit(impl.warmup_cosine_schedule(**cfg))
         oracle = optax.warmup_cosine_decay_schedule(**cfg)
-        for step in [0, 1, 5, 24, 25, 26, 39, 40, 41, 59, 60, 99, 100, 101, 1000]:
-            np.testing.assert_allclose(sched(jnp.int32(step)), oracle(step), rtol=1e-5, atol=1e-8,
-                                       err_msg=f"{cfg} step={step}")
+        for step in [
+            0,
+            1,
+            5,
+            24,
+            25,
+            26,
+            39,
+            40,
+            41,
+            59,
+            60,
+            99,
+            100,
+            101,
+            1000,
+        ]:
+            np.testing.assert_allclose(
+                sched(jnp.int32(step)),
+                oracle(step),
+                rtol=1e-5,
+                atol=1e-8,
+                err_msg=f"{cfg} step={step}",
+            )
 
 
 def test_array_of_steps(impl):
@@ -63,8 +127,12 @@ def test_inside_scan_with_a_traced_counter(impl):
 
     _, lrs = jax.lax.scan(body, jnp.int32(0), None, length=120)
     oracle = optax.warmup_cosine_decay_schedule(**cfg)
-    np.testing.assert_allclose(lrs, oracle(jnp.arange(120)), rtol=1e-5, atol=1e-8)
-    assert float(lrs[10]) == pytest.approx(1e-3, rel=1e-6)   # the peak, right after warmup
+    np.testing.assert_allclose(
+        lrs, oracle(jnp.arange(120)), rtol=1e-5, atol=1e-8
+    )
+    assert float(lrs[10]) == pytest.approx(
+        1e-3, rel=1e-6
+    )  # the peak, right after warmup
     assert float(lrs[-1]) == 0.0
 
 

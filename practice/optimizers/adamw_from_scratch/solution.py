@@ -1,6 +1,7 @@
 """AdamW from Scratch: reference solution."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -19,7 +20,10 @@ def adamw(
 
     def init(params: PyTree) -> dict:
         """Zero moments shaped like params and a step counter."""
-        zeros = lambda: jax.tree.map(jnp.zeros_like, params)
+
+        def zeros():
+            return jax.tree.map(jnp.zeros_like, params)
+
         return {
             "count": jnp.zeros((), jnp.int32),
             "mu": zeros(),

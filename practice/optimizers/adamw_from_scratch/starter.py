@@ -7,7 +7,8 @@ pair of pure functions over pytrees:
     update(grads, state, params) -> (updates, new_state)
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 """Tests for AdamW from Scratch."""
+
 from functools import partial
 
 import jax
@@ -7,8 +8,11 @@ import numpy as np
 import optax
 import pytest
 
-from practice._testing import assert_trees_close as shared_assert_trees_close
-from practice._testing import grads_at, normal
+from practice._testing import (
+    assert_trees_close as shared_assert_trees_close,
+    grads_at,
+    normal,
+)
 
 
 def make_params():
@@ -24,10 +28,16 @@ def test_init_state(impl):
     params = make_params()
     state = init(params)
     assert set(state) == {"count", "mu", "nu"}
-    assert state["count"].dtype == jnp.int32 and state["count"].shape == () and int(state["count"]) == 0
+    assert (
+        state["count"].dtype == jnp.int32
+        and state["count"].shape == ()
+        and int(state["count"]) == 0
+    )
     for name in ("mu", "nu"):
         assert jax.tree.structure(state[name]) == jax.tree.structure(params)
-        for leaf, p in zip(jax.tree.leaves(state[name]), jax.tree.leaves(params)):
+        for leaf, p in zip(
+            jax.tree.leaves(state[name]), jax.tree.leaves(params)
+        ):
             np.testing.assert_array_equal(leaf, np.zeros(p.shape))
 
 
@@ -39,10 +49,12 @@ def test_first_step_by_hand(impl):
     g = {"w": jnp.array([0.5, 0.001, -4.0])}
     updates, state = update(g, init(p), p)
     gn, pn = np.array([0.5, 0.001, -4.0]), np.array([1.0, -2.0, 3.0])
-    np.testing.assert_allclose(updates["w"], -lr * (gn / (np.abs(gn) + eps) + wd * pn), rtol=1e-5)
+    np.testing.assert_allclose(
+        updates["w"], -lr * (gn / (np.abs(gn) + eps) + wd * pn), rtol=1e-5
+    )
     assert int(state["count"]) == 1
     np.testing.assert_allclose(state["mu"]["w"], 0.1 * gn, rtol=1e-6)
-    np.testing.assert_allclose(state["nu"]["w"], 0.001 * gn ** 2, rtol=1e-5)
+    np.testing.assert_allclose(state["nu"]["w"], 0.001 * gn**2, rtol=1e-5)
 
 
 def test_weight_decay_is_decoupled(impl):
@@ -54,10 +66,13 @@ def test_weight_decay_is_decoupled(impl):
     assert_trees_close(updates, jax.tree.map(lambda p: -0.1 * 0.5 * p, params))
 
 
-@pytest.mark.parametrize("hyper", [
-    dict(learning_rate=1e-2, weight_decay=0.1),
-    dict(learning_rate=3e-3, b1=0.8, b2=0.95, eps=1e-6, weight_decay=0.0),
-])
+@pytest.mark.parametrize(
+    "hyper",
+    [
+        dict(learning_rate=1e-2, weight_decay=0.1),
+        dict(learning_rate=3e-3, b1=0.8, b2=0.95, eps=1e-6, weight_decay=0.0),
+    ],
+)
 def test_matches_optax_adamw(impl, hyper):
     init, update = impl.adamw(**hyper)
     oracle = optax.adamw(**hyper)

@@ -1,6 +1,7 @@
 """Global Norm Gradient Clipping: reference solution."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

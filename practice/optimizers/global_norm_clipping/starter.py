@@ -7,7 +7,8 @@ Rescale a whole gradient pytree so that its global L2 norm is at most
     update(grads, state, params=None) -> (clipped_grads, state)
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

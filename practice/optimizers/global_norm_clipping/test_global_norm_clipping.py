@@ -1,4 +1,5 @@
 """Tests for Global Norm Gradient Clipping."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,34 +11,54 @@ from practice._testing import normal
 
 def random_tree(seed, scale=1.0):
     w, b, head = normal(seed, (4, 3), (3,), (3, 2))
-    return {"encoder": {"w": scale * w, "b": scale * b},
-            "head": [scale * head, jnp.array(scale * 0.5)]}
+    return {
+        "encoder": {"w": scale * w, "b": scale * b},
+        "head": [scale * head, jnp.array(scale * 0.5)],
+    }
 
 
 def np_global_norm(tree):
-    return np.sqrt(sum(np.sum(np.asarray(x, np.float64) ** 2) for x in jax.tree.leaves(tree)))
+    return np.sqrt(
+        sum(
+            np.sum(np.asarray(x, np.float64) ** 2)
+            for x in jax.tree.leaves(tree)
+        )
+    )
 
 
 def assert_trees_close(a, b, rtol=1e-6, atol=1e-7):
     assert jax.tree.structure(a) == jax.tree.structure(b)
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
         assert x.dtype == y.dtype and x.shape == y.shape
-        np.testing.assert_allclose(np.asarray(x, np.float32), np.asarray(y, np.float32),
-                                   rtol=rtol, atol=atol)
+        np.testing.assert_allclose(
+            np.asarray(x, np.float32),
+            np.asarray(y, np.float32),
+            rtol=rtol,
+            atol=atol,
+        )
 
 
 def test_global_norm_values(impl):
-    tree = {"a": jnp.array([3.0]), "b": [jnp.array([[0.0, 4.0]]), jnp.array(12.0)]}
+    tree = {
+        "a": jnp.array([3.0]),
+        "b": [jnp.array([[0.0, 4.0]]), jnp.array(12.0)],
+    }
     np.testing.assert_allclose(impl.global_norm(tree), 13.0, rtol=1e-6)
     big = random_tree(0, scale=2.0)
-    np.testing.assert_allclose(impl.global_norm(big), np_global_norm(big), rtol=1e-5)
-    np.testing.assert_allclose(impl.global_norm(big), optax.tree.norm(big), rtol=1e-5)
+    np.testing.assert_allclose(
+        impl.global_norm(big), np_global_norm(big), rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        impl.global_norm(big), optax.tree.norm(big), rtol=1e-5
+    )
 
 
 def test_bfloat16_tree_norm_accumulates_in_float32(impl):
     # 65k bfloat16 squares summed in bfloat16 keep about 3 significant digits; accumulated in
     # float32 the norm agrees with float64 NumPy to 1e-5.
-    tree = [x.astype(jnp.bfloat16) for x in normal(5, (256, 256), (1000,), (3, 7))]
+    tree = [
+        x.astype(jnp.bfloat16) for x in normal(5, (256, 256), (1000,), (3, 7))
+    ]
     for norm in (impl.global_norm(tree), jax.jit(impl.global_norm)(tree)):
         assert norm.dtype == jnp.float32 and norm.shape == ()
         np.testing.assert_allclose(norm, np_global_norm(tree), rtol=1e-5)
@@ -77,7 +98,12 @@ def test_direction_kept_and_norm_equals_max(impl):
     clipped, _ = update(grads, init(grads))
     np.testing.assert_allclose(np_global_norm(clipped), 0.7, rtol=1e-5)
     factor = 0.7 / np_global_norm(grads)
-    assert_trees_close(clipped, jax.tree.map(lambda g: g * factor, grads), rtol=1e-5, atol=1e-6)
+    assert_trees_close(
+        clipped,
+        jax.tree.map(lambda g: g * factor, grads),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_zero_gradient_gives_zeros_not_nan(impl):
@@ -92,7 +118,10 @@ def test_under_jit_with_traced_norm(impl):
     init, update = impl.clip_by_global_norm(1.0)
     oracle = optax.clip_by_global_norm(1.0)
     step = jax.jit(update)
-    for scale in (0.01, 10.0):  # one below and one above the threshold, same compiled function
+    for scale in (
+        0.01,
+        10.0,
+    ):  # one below and one above the threshold, same compiled function
         grads = random_tree(4, scale=scale)
         clipped, _ = step(grads, init(grads))
         expected, _ = oracle.update(grads, oracle.init(grads))
@@ -101,7 +130,15 @@ def test_under_jit_with_traced_norm(impl):
 
 def test_bfloat16_leaves_keep_dtype(impl):
     init, update = impl.clip_by_global_norm(1.0)
-    grads = {"w": jnp.array([3.0, 4.0], jnp.bfloat16), "b": jnp.array([0.0], jnp.float32)}
+    grads = {
+        "w": jnp.array([3.0, 4.0], jnp.bfloat16),
+        "b": jnp.array([0.0], jnp.float32),
+    }
     clipped, _ = update(grads, init(grads))
-    assert clipped["w"].dtype == jnp.bfloat16 and clipped["b"].dtype == jnp.float32
-    np.testing.assert_allclose(np.asarray(clipped["w"], np.float32), [0.6, 0.8], rtol=1e-2)
+    assert (
+        clipped["w"].dtype == jnp.bfloat16
+        and clipped["b"].dtype == jnp.float32
+    )
+    np.testing.assert_allclose(
+        np.asarray(clipped["w"], np.float32), [0.6, 0.8], rtol=1e-2
+    )

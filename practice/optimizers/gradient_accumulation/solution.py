@@ -1,6 +1,7 @@
 """Gradient Accumulation with Scan: reference solution."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -40,5 +41,8 @@ def accumulate_gradients(
 
     zeros = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, params))
     (loss_sum, grad_sum), _ = jax.lax.scan(step, zeros, micro_batches)
-    mean = lambda x: x / num_micro_batches
+
+    def mean(x):
+        return x / num_micro_batches
+
     return mean(loss_sum), jax.tree.map(mean, grad_sum)

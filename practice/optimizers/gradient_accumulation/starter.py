@@ -5,7 +5,8 @@ gradient of each, and average. With ``lax.scan`` the loop is compiled once and
 only one micro-batch is processed at a time.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 """Tests for Gradient Accumulation with Scan."""
+
 from functools import partial
 
 import jax
@@ -6,8 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from practice._testing import assert_trees_close as shared_assert_trees_close
-from practice._testing import normal
+from practice._testing import (
+    assert_trees_close as shared_assert_trees_close,
+    normal,
+)
 
 
 def linear_loss(params, batch):
@@ -44,11 +47,18 @@ assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-6)
 def test_linear_matches_analytic_full_batch_gradient(impl, k):
     params, batch = linear_problem()
     loss, grads = impl.accumulate_gradients(linear_loss, params, batch, k)
-    x, y = np.asarray(batch["x"], np.float64), np.asarray(batch["y"], np.float64)
+    x, y = (
+        np.asarray(batch["x"], np.float64),
+        np.asarray(batch["y"], np.float64),
+    )
     r = x @ np.asarray(params["w"], np.float64) + float(params["b"]) - y
-    np.testing.assert_allclose(loss, np.mean(r ** 2), rtol=1e-5)
-    np.testing.assert_allclose(grads["w"], 2 * x.T @ r / len(y), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(grads["b"], 2 * np.mean(r), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(loss, np.mean(r**2), rtol=1e-5)
+    np.testing.assert_allclose(
+        grads["w"], 2 * x.T @ r / len(y), rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        grads["b"], 2 * np.mean(r), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_mlp_matches_full_batch_value_and_grad(impl):
@@ -63,7 +73,9 @@ def test_loss_fn_only_sees_micro_batches(impl):
     seen = []
 
     def recording_loss(params, batch):
-        seen.append(batch["x"].shape)  # runs while tracing: records the shapes loss_fn gets
+        seen.append(
+            batch["x"].shape
+        )  # runs while tracing: records the shapes loss_fn gets
         return linear_loss(params, batch)
 
     params, batch = linear_problem(n=16)
@@ -83,7 +95,9 @@ def test_micro_batches_are_contiguous_slices(impl):
 
 def test_uses_scan(impl):
     params, batch = linear_problem()
-    jaxpr = jax.make_jaxpr(lambda p, b: impl.accumulate_gradients(linear_loss, p, b, 4))(params, batch)
+    jaxpr = jax.make_jaxpr(
+        lambda p, b: impl.accumulate_gradients(linear_loss, p, b, 4)
+    )(params, batch)
     assert "scan" in str(jaxpr)
 
 

@@ -1,6 +1,7 @@
 """SGD with Momentum over a Pytree: reference solution."""
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -6,7 +6,8 @@ pytree of arrays (nested dicts, lists, tuples). The caller applies the updates:
 ``params + updates`` leaf by leaf.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

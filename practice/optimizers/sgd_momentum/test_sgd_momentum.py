@@ -1,4 +1,5 @@
 """Tests for SGD with Momentum over a Pytree."""
+
 from functools import partial
 
 import jax
@@ -7,8 +8,11 @@ import numpy as np
 import optax
 import pytest
 
-from practice._testing import assert_trees_close as shared_assert_trees_close
-from practice._testing import grads_at, normal
+from practice._testing import (
+    assert_trees_close as shared_assert_trees_close,
+    grads_at,
+    normal,
+)
 
 
 def make_params():
@@ -50,8 +54,12 @@ def test_hand_computed_three_steps(impl):
     # velocities 1, 1.9, 2.71 times g
     for factor in (1.0, 1.9, 2.71):
         updates, state = update(g, state, params)
-        np.testing.assert_allclose(updates["w"], -0.1 * factor * np.array([1.0, -2.0]), rtol=1e-6)
-        np.testing.assert_allclose(state["w"], factor * np.array([1.0, -2.0]), rtol=1e-6)
+        np.testing.assert_allclose(
+            updates["w"], -0.1 * factor * np.array([1.0, -2.0]), rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            state["w"], factor * np.array([1.0, -2.0]), rtol=1e-6
+        )
 
 
 def test_nesterov_hand_computed_three_steps(impl):
@@ -63,8 +71,12 @@ def test_nesterov_hand_computed_three_steps(impl):
     state = init(params)
     for velocity, direction in ((1.0, 1.9), (1.9, 2.71), (2.71, 3.439)):
         updates, state = update(g, state, params)
-        np.testing.assert_allclose(updates["w"], -0.1 * direction * np.array([1.0, -2.0]), rtol=1e-6)
-        np.testing.assert_allclose(state["w"], velocity * np.array([1.0, -2.0]), rtol=1e-6)
+        np.testing.assert_allclose(
+            updates["w"], -0.1 * direction * np.array([1.0, -2.0]), rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            state["w"], velocity * np.array([1.0, -2.0]), rtol=1e-6
+        )
 
 
 def test_init_is_zero_velocity_shaped_like_params(impl):
@@ -104,14 +116,19 @@ def test_update_is_pure(impl):
     grads = grads_at(0, params)
     _, state = update(grads, state, params)
     first = update(grads, state, params)
-    second = update(grads, state, params)  # same inputs, same outputs: no hidden state
+    second = update(
+        grads, state, params
+    )  # same inputs, same outputs: no hidden state
     assert_trees_close(first, second, rtol=0, atol=0)
 
 
 def test_minimises_a_quadratic(impl):
     init, update = impl.sgd_momentum(0.1, 0.5)
     target = {"a": jnp.array([1.0, -2.0]), "b": {"c": jnp.array(3.0)}}
-    loss = lambda p: sum(jnp.sum((x - t) ** 2) for x, t in zip(jax.tree.leaves(p), jax.tree.leaves(target)))
+    loss = lambda p: sum(
+        jnp.sum((x - t) ** 2)
+        for x, t in zip(jax.tree.leaves(p), jax.tree.leaves(target))
+    )
     params = jax.tree.map(jnp.zeros_like, target)
     state = init(params)
     step = jax.jit(lambda p, s: update(jax.grad(loss)(p), s, p))

@@ -1,4 +1,5 @@
 """Tests for Bucketed Padding Without Recompiles."""
+
 import contextlib
 
 import jax
@@ -6,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-BUCKETS = (16, 8, 64, 32)          # deliberately unsorted
+BUCKETS = (16, 8, 64, 32)  # deliberately unsorted
 
 
 def np_pool(x, w):
@@ -34,7 +35,10 @@ def test_pad_to_bucket(impl):
     np.testing.assert_array_equal(padded[5:], 0)
     assert mask.dtype == np.bool_ and mask.tolist() == [True] * 5 + [False] * 3
     full, full_mask = impl.pad_to_bucket(np.ones((16, 2), np.int32), BUCKETS)
-    assert np.asarray(full).shape == (16, 2) and np.asarray(full).dtype == np.int32
+    assert (
+        np.asarray(full).shape == (16, 2)
+        and np.asarray(full).dtype == np.int32
+    )
     assert np.asarray(full_mask).all()
 
 
@@ -46,9 +50,13 @@ def test_pool_matches_unpadded_reference(impl):
         padded = np.zeros((16, 4), np.float32)
         padded[:n] = x
         mask = np.arange(16) < n
-        out = impl.masked_attention_pool(jnp.asarray(padded), jnp.asarray(mask), jnp.asarray(w))
+        out = impl.masked_attention_pool(
+            jnp.asarray(padded), jnp.asarray(mask), jnp.asarray(w)
+        )
         assert out.shape == (4,)
-        np.testing.assert_allclose(out, np_pool(x, w), rtol=1e-5, atol=1e-6, err_msg=f"n={n}")
+        np.testing.assert_allclose(
+            out, np_pool(x, w), rtol=1e-5, atol=1e-6, err_msg=f"n={n}"
+        )
 
 
 def test_padding_content_is_ignored(impl):
@@ -60,7 +68,9 @@ def test_padding_content_is_ignored(impl):
         padded = np.full((8, 4), fill, np.float32)
         padded[:5] = x
         out = impl.masked_attention_pool(jnp.asarray(padded), mask, w)
-        np.testing.assert_allclose(out, np_pool(x, w), rtol=1e-5, atol=1e-6, err_msg=str(fill))
+        np.testing.assert_allclose(
+            out, np_pool(x, w), rtol=1e-5, atol=1e-6, err_msg=str(fill)
+        )
 
 
 def test_pool_under_jit_with_traced_mask(impl):
@@ -69,8 +79,12 @@ def test_pool_under_jit_with_traced_mask(impl):
     w = rng.normal(size=3).astype(np.float32)
     x = rng.normal(size=(8, 3)).astype(np.float32)
     for n in [2, 5, 8]:
-        out = pool(jnp.asarray(x), jnp.asarray(np.arange(8) < n), jnp.asarray(w))
-        np.testing.assert_allclose(out, np_pool(x[:n], w), rtol=1e-5, atol=1e-6)
+        out = pool(
+            jnp.asarray(x), jnp.asarray(np.arange(8) < n), jnp.asarray(w)
+        )
+        np.testing.assert_allclose(
+            out, np_pool(x[:n], w), rtol=1e-5, atol=1e-6
+        )
 
 
 @contextlib.contextmanager
@@ -93,7 +107,7 @@ def test_at_most_one_compile_per_bucket(impl):
     traced_shapes = []
 
     def pool(padded, mask, w):
-        traced_shapes.append(padded.shape)          # runs only when jit traces
+        traced_shapes.append(padded.shape)  # runs only when jit traces
         return impl.masked_attention_pool(padded, mask, w)
 
     run = impl.bucketed(pool, BUCKETS)
@@ -108,7 +122,9 @@ def test_at_most_one_compile_per_bucket(impl):
     used = {min(b for b in BUCKETS if b >= n) for n in lengths}
     assert len(set(lengths)) > 20 and len(used) == 4
     assert sorted(traced_shapes) == sorted((b, 4) for b in used), traced_shapes
-    assert len(compiled) == len(used), compiled    # XLA compilations, not only traces
+    assert len(compiled) == len(used), (
+        compiled
+    )  # XLA compilations, not only traces
 
 
 def test_bucketed_with_another_function(impl):

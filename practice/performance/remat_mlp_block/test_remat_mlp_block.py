@@ -1,4 +1,5 @@
 """Tests for Rematerialized MLP Block."""
+
 import contextlib
 import io
 
@@ -16,18 +17,26 @@ def block_params(seed, layers=None):
     rng = np.random.default_rng(seed)
     lead = () if layers is None else (layers,)
     shapes = {"w1": (D, H), "b1": (H,), "w2": (H, D), "b2": (D,)}
-    return {k: jnp.asarray(rng.normal(size=lead + s) / np.sqrt(s[0]), jnp.float32)
-            for k, s in shapes.items()}
+    return {
+        k: jnp.asarray(rng.normal(size=lead + s) / np.sqrt(s[0]), jnp.float32)
+        for k, s in shapes.items()
+    }
 
 
 def inputs(seed=0):
-    return jnp.asarray(np.random.default_rng(100 + seed).normal(size=(B, D)), jnp.float32)
+    return jnp.asarray(
+        np.random.default_rng(100 + seed).normal(size=(B, D)), jnp.float32
+    )
 
 
 def np_block(p, x):
     p = {k: np.asarray(v, np.float64) for k, v in p.items()}
     pre = np.asarray(x, np.float64) @ p["w1"] + p["b1"]
-    gelu = 0.5 * pre * (1 + np.tanh(np.sqrt(2 / np.pi) * (pre + 0.044715 * pre ** 3)))
+    gelu = (
+        0.5
+        * pre
+        * (1 + np.tanh(np.sqrt(2 / np.pi) * (pre + 0.044715 * pre**3)))
+    )
     return x + gelu @ p["w2"] + p["b2"]
 
 
@@ -56,12 +65,18 @@ def test_block_values(impl):
 
 def test_remat_block_same_values_and_grads(impl):
     p, x = block_params(1), inputs(1)
+
     def loss(fn):
         return lambda p, x: jnp.sum(jnp.sin(fn(p, x)))
-    plain_val, plain_grads = jax.jit(jax.value_and_grad(loss(impl.mlp_block), argnums=(0, 1)))(p, x)
+
+    plain_val, plain_grads = jax.jit(
+        jax.value_and_grad(loss(impl.mlp_block), argnums=(0, 1))
+    )(p, x)
     for save in [False, True]:
         fn = lambda p, x: impl.remat_mlp_block(p, x, save)
-        val, grads = jax.jit(jax.value_and_grad(loss(fn), argnums=(0, 1)))(p, x)
+        val, grads = jax.jit(jax.value_and_grad(loss(fn), argnums=(0, 1)))(
+            p, x
+        )
         np.testing.assert_allclose(val, plain_val, rtol=1e-6)
         for a, b in zip(jax.tree.leaves(grads), jax.tree.leaves(plain_grads)):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
@@ -69,9 +84,13 @@ def test_remat_block_same_values_and_grads(impl):
 
 def test_remat_primitive_in_jaxpr(impl):
     p, x = block_params(2), inputs()
-    assert not has_remat(all_primitives(jax.make_jaxpr(impl.mlp_block)(p, x).jaxpr))
+    assert not has_remat(
+        all_primitives(jax.make_jaxpr(impl.mlp_block)(p, x).jaxpr)
+    )
     for save in [False, True]:
-        jaxpr = jax.make_jaxpr(lambda p, x: impl.remat_mlp_block(p, x, save))(p, x)
+        jaxpr = jax.make_jaxpr(lambda p, x: impl.remat_mlp_block(p, x, save))(
+            p, x
+        )
         assert has_remat(all_primitives(jaxpr.jaxpr)), save
 
 
@@ -79,7 +98,9 @@ def test_saved_residuals(impl):
     p, x = block_params(3), inputs()
     assert len(hidden_residuals(residual_shapes(impl.mlp_block, p, x))) >= 2
     assert hidden_residuals(residual_shapes(impl.remat_mlp_block, p, x)) == []
-    saved = hidden_residuals(residual_shapes(lambda p, x: impl.remat_mlp_block(p, x, True), p, x))
+    saved = hidden_residuals(
+        residual_shapes(lambda p, x: impl.remat_mlp_block(p, x, True), p, x)
+    )
     assert len(saved) == 1 and "preactivation" in saved[0], saved
 
 
@@ -88,11 +109,19 @@ def test_deep_mlp_values_and_grads(impl):
     expected = np.asarray(x, np.float64)
     for i in range(L):
         expected = np_block({k: v[i] for k, v in sp.items()}, expected)
-    np.testing.assert_allclose(impl.deep_mlp(sp, x), expected, rtol=1e-4, atol=1e-4)   # eager
+    np.testing.assert_allclose(
+        impl.deep_mlp(sp, x), expected, rtol=1e-4, atol=1e-4
+    )  # eager
     forward = jax.jit(impl.deep_mlp, static_argnums=2)
-    np.testing.assert_allclose(forward(sp, x, True), expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        forward(sp, x, True), expected, rtol=1e-4, atol=1e-4
+    )
+
     def grad(remat):
-        return jax.jit(jax.grad(lambda sp, x: jnp.sum(impl.deep_mlp(sp, x, remat) ** 2)))(sp, x)
+        return jax.jit(
+            jax.grad(lambda sp, x: jnp.sum(impl.deep_mlp(sp, x, remat) ** 2))
+        )(sp, x)
+
     for a, b in zip(jax.tree.leaves(grad(True)), jax.tree.leaves(grad(False))):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
@@ -100,7 +129,9 @@ def test_deep_mlp_values_and_grads(impl):
 def test_deep_mlp_is_a_scan_with_remat_inside(impl):
     sp, x = block_params(5, layers=L), inputs()
     for remat in [False, True]:
-        jaxpr = jax.make_jaxpr(lambda sp, x: impl.deep_mlp(sp, x, remat))(sp, x).jaxpr
+        jaxpr = jax.make_jaxpr(lambda sp, x: impl.deep_mlp(sp, x, remat))(
+            sp, x
+        ).jaxpr
         top = [eqn.primitive.name for eqn in jaxpr.eqns]
         assert "scan" in top, top
         assert has_remat(all_primitives(jaxpr)) == remat
@@ -108,11 +139,19 @@ def test_deep_mlp_is_a_scan_with_remat_inside(impl):
 
 def test_remat_lowers_compiled_temporary_memory(impl):
     layers, batch, width, hidden = 4, 32, 32, 128
-    sp = {"w1": jnp.zeros((layers, width, hidden)), "b1": jnp.zeros((layers, hidden)),
-          "w2": jnp.zeros((layers, hidden, width)), "b2": jnp.zeros((layers, width))}
+    sp = {
+        "w1": jnp.zeros((layers, width, hidden)),
+        "b1": jnp.zeros((layers, hidden)),
+        "w2": jnp.zeros((layers, hidden, width)),
+        "b2": jnp.zeros((layers, width)),
+    }
     x = jnp.zeros((batch, width))
+
     def temp_bytes(remat):
-        grad = jax.jit(jax.grad(lambda sp, x: jnp.sum(impl.deep_mlp(sp, x, remat))))
+        grad = jax.jit(
+            jax.grad(lambda sp, x: jnp.sum(impl.deep_mlp(sp, x, remat)))
+        )
         return grad.lower(sp, x).compile().memory_analysis().temp_size_in_bytes
+
     plain, remat = temp_bytes(False), temp_bytes(True)
     assert remat < 0.5 * plain, (remat, plain)

@@ -1,15 +1,24 @@
 """Tests for Account for ZeRO Memory by Stage. Oracle: Figure 1 of Rajbhandari et al. (2020)."""
+
 import pytest
 
-PSI, N_D = 7.5e9, 64                      # the paper's example: 7.5B parameters, 64-way DP
-FIGURE_1 = {0: 120.0, 1: 31.4, 2: 16.6, 3: 1.9}   # GB per device, as printed in Figure 1
+PSI, N_D = 7.5e9, 64  # the paper's example: 7.5B parameters, 64-way DP
+FIGURE_1 = {
+    0: 120.0,
+    1: 31.4,
+    2: 16.6,
+    3: 1.9,
+}  # GB per device, as printed in Figure 1
 
 
 def test_figure_1_of_the_paper(impl):
     for stage, printed in FIGURE_1.items():
         gb = impl.zero_memory_gb(PSI, N_D, stage)
         assert isinstance(gb, float)
-        assert abs(gb - printed) <= 0.05 + 1e-9, (stage, gb)   # printed with one decimal
+        assert abs(gb - printed) <= 0.05 + 1e-9, (
+            stage,
+            gb,
+        )  # printed with one decimal
 
 
 def test_exact_values_by_hand(impl):
@@ -17,16 +26,20 @@ def test_exact_values_by_hand(impl):
     # stage 3: 16 * 7.5 / 64 (all in GB)
     expected = {0: 120.0, 1: 31.40625, 2: 16.640625, 3: 1.875}
     for stage, gb in expected.items():
-        assert impl.zero_memory_gb(PSI, N_D, stage) == pytest.approx(gb, rel=1e-12)
+        assert impl.zero_memory_gb(PSI, N_D, stage) == pytest.approx(
+            gb, rel=1e-12
+        )
 
 
 def test_breakdown_by_state(impl):
     b = impl.zero_model_state_bytes(PSI, N_D, 2)
     assert set(b) == {"params", "grads", "optimizer", "total"}
-    assert b["params"] == pytest.approx(15e9)            # not partitioned in stage 2
+    assert b["params"] == pytest.approx(15e9)  # not partitioned in stage 2
     assert b["grads"] == pytest.approx(15e9 / 64)
     assert b["optimizer"] == pytest.approx(90e9 / 64)
-    assert b["total"] == pytest.approx(b["params"] + b["grads"] + b["optimizer"])
+    assert b["total"] == pytest.approx(
+        b["params"] + b["grads"] + b["optimizer"]
+    )
     b1 = impl.zero_model_state_bytes(PSI, N_D, 1)
     assert (b1["params"], b1["grads"]) == pytest.approx((15e9, 15e9))
     b3 = impl.zero_model_state_bytes(PSI, N_D, 3)
@@ -36,8 +49,12 @@ def test_breakdown_by_state(impl):
 
 # Section 5 of the paper: stage 1 (P_os) partitions the optimizer state, stage 2 (P_os+g) also the
 # gradients, stage 3 (P_os+g+p) also the parameters.
-PARTITIONED = {0: set(), 1: {"optimizer"}, 2: {"optimizer", "grads"},
-               3: {"optimizer", "grads", "params"}}
+PARTITIONED = {
+    0: set(),
+    1: {"optimizer"},
+    2: {"optimizer", "grads"},
+    3: {"optimizer", "grads", "params"},
+}
 
 
 def test_each_stage_partitions_its_states(impl):
@@ -49,9 +66,18 @@ def test_each_stage_partitions_its_states(impl):
             b = impl.zero_model_state_bytes(1e9, n_d, stage, **kwargs)
             for state, size in sizes.items():
                 expected = size * 1e9 / (n_d if state in partitioned else 1)
-                assert b[state] == pytest.approx(expected, rel=1e-12), (stage, n_d, state)
-            total = sum(size * 1e9 / (n_d if st in partitioned else 1) for st, size in sizes.items())
-            assert impl.zero_memory_gb(1e9, n_d, stage, **kwargs) == pytest.approx(total / 1e9)
+                assert b[state] == pytest.approx(expected, rel=1e-12), (
+                    stage,
+                    n_d,
+                    state,
+                )
+            total = sum(
+                size * 1e9 / (n_d if st in partitioned else 1)
+                for st, size in sizes.items()
+            )
+            assert impl.zero_memory_gb(
+                1e9, n_d, stage, **kwargs
+            ) == pytest.approx(total / 1e9)
 
 
 def test_one_device_and_monotonicity(impl):
@@ -69,7 +95,9 @@ def test_one_device_and_monotonicity(impl):
 
 def test_other_bytes_per_parameter(impl):
     # e.g. float32 weights and gradients with an 8-byte optimizer state (K = 8)
-    gb = impl.zero_memory_gb(1e9, 4, 1, param_bytes=4, grad_bytes=4, optimizer_bytes=8)
+    gb = impl.zero_memory_gb(
+        1e9, 4, 1, param_bytes=4, grad_bytes=4, optimizer_bytes=8
+    )
     assert gb == pytest.approx(4 + 4 + 8 / 4)
     gb = impl.zero_memory_gb(2e9, 8, 2, optimizer_bytes=4)
     assert gb == pytest.approx(2 * 2 + (2 + 4) * 2 / 8)
@@ -82,7 +110,9 @@ def test_max_params(impl):
     assert impl.max_params(32, 64, 0) == pytest.approx(2e9)
     for stage in range(4):
         psi = impl.max_params(40.0, 16, stage, optimizer_bytes=8)
-        assert impl.zero_memory_gb(psi, 16, stage, optimizer_bytes=8) == pytest.approx(40.0)
+        assert impl.zero_memory_gb(
+            psi, 16, stage, optimizer_bytes=8
+        ) == pytest.approx(40.0)
 
 
 def test_invalid_arguments(impl):

@@ -8,7 +8,8 @@ the same update. Write it with ``jax.shard_map``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 """Tests for Ring All-Reduce with ppermute (8 emulated CPU devices)."""
+
 import math
 
 import jax
@@ -6,13 +7,23 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-FORBIDDEN = ("psum", "all_gather", "all_to_all", "reduce_scatter", "psum_scatter", "pmax", "pmin")
+FORBIDDEN = (
+    "psum",
+    "all_gather",
+    "all_to_all",
+    "reduce_scatter",
+    "psum_scatter",
+    "pmax",
+    "pmin",
+)
 
 
 def on_ring(fn, n):
     """fn applied with shard_map on a 1-D mesh of n devices: global (n*d, ...) -> (n*d, ...)."""
     mesh = jax.make_mesh((n,), ("ring",))
-    mapped = jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=P("ring"), out_specs=P("ring")))
+    mapped = jax.jit(
+        jax.shard_map(fn, mesh=mesh, in_specs=P("ring"), out_specs=P("ring"))
+    )
     return lambda x: mapped(jax.device_put(x, NamedSharding(mesh, P("ring"))))
 
 
@@ -34,8 +45,12 @@ def sent_elements(jaxpr, multiplier=1):
             for var in eqn.invars:
                 shapes.append(tuple(var.aval.shape))
                 total += multiplier * math.prod(var.aval.shape)
-        assert name != "while", "use a Python loop or fori_loop with static bounds"
-        inner_mult = multiplier * eqn.params["length"] if name == "scan" else multiplier
+        assert name != "while", (
+            "use a Python loop or fori_loop with static bounds"
+        )
+        inner_mult = (
+            multiplier * eqn.params["length"] if name == "scan" else multiplier
+        )
         for value in eqn.params.values():
             for sub in value if isinstance(value, (tuple, list)) else [value]:
                 inner = getattr(sub, "jaxpr", sub)
@@ -56,10 +71,23 @@ def test_sum_of_integer_blocks(impl):
 
 def test_matches_psum_on_several_ring_sizes(impl):
     rng = np.random.default_rng(0)
-    for n, block_shape in [(2, (2,)), (4, (12, 3)), (8, (8, 2, 5)), (8, (24,))]:
-        x = jnp.asarray(rng.normal(size=(n * block_shape[0],) + block_shape[1:]), jnp.float32)
-        np.testing.assert_allclose(ring(impl, n)(x), psum(n)(x), rtol=1e-5, atol=1e-5,
-                                   err_msg=f"n={n} block={block_shape}")
+    for n, block_shape in [
+        (2, (2,)),
+        (4, (12, 3)),
+        (8, (8, 2, 5)),
+        (8, (24,)),
+    ]:
+        x = jnp.asarray(
+            rng.normal(size=(n * block_shape[0],) + block_shape[1:]),
+            jnp.float32,
+        )
+        np.testing.assert_allclose(
+            ring(impl, n)(x),
+            psum(n)(x),
+            rtol=1e-5,
+            atol=1e-5,
+            err_msg=f"n={n} block={block_shape}",
+        )
 
 
 def test_communication_is_bandwidth_optimal(impl):

@@ -1,4 +1,5 @@
 """Tests for Tensor-Parallel Matmul with shard_map (8 emulated CPU devices)."""
+
 import re
 
 import jax
@@ -8,8 +9,16 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 
 from practice._testing import all_primitives
 
-COLLECTIVES = ("psum", "all_gather", "all_to_all", "ppermute", "reduce_scatter", "psum_scatter",
-               "pmax", "pmin")
+COLLECTIVES = (
+    "psum",
+    "all_gather",
+    "all_to_all",
+    "ppermute",
+    "reduce_scatter",
+    "psum_scatter",
+    "pmax",
+    "pmin",
+)
 
 
 def mesh_of(n, name="model"):
@@ -18,8 +27,10 @@ def mesh_of(n, name="model"):
 
 def weights(seed=0, b=4, d=6, h=16):
     rng = np.random.default_rng(seed)
-    x, w1, w2 = (jnp.asarray(rng.normal(size=s) / np.sqrt(s[-1]), jnp.float32)
-                 for s in [(b, d), (d, h), (h, d)])
+    x, w1, w2 = (
+        jnp.asarray(rng.normal(size=s) / np.sqrt(s[-1]), jnp.float32)
+        for s in [(b, d), (d, h), (h, d)]
+    )
     return x, w1, w2
 
 
@@ -29,8 +40,12 @@ def test_column_parallel_values_and_layout(impl):
     for n in [2, 4, 8]:
         mesh = mesh_of(n)
         h = column_parallel(x, w1, mesh, "model")
-        np.testing.assert_allclose(h, np.asarray(x) @ np.asarray(w1), rtol=1e-5, atol=1e-6)
-        assert h.sharding.is_equivalent_to(NamedSharding(mesh, P(None, "model")), 2)
+        np.testing.assert_allclose(
+            h, np.asarray(x) @ np.asarray(w1), rtol=1e-5, atol=1e-6
+        )
+        assert h.sharding.is_equivalent_to(
+            NamedSharding(mesh, P(None, "model")), 2
+        )
         assert {s.data.shape for s in h.addressable_shards} == {(4, 16 // n)}
 
 
@@ -41,7 +56,9 @@ def test_row_parallel_values_and_replication(impl):
     row_parallel = jax.jit(impl.row_parallel, static_argnums=(2, 3))
     for n in [2, 8]:
         out = row_parallel(h, w2, mesh_of(n), "model")
-        np.testing.assert_allclose(out, np.asarray(h) @ np.asarray(w2), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            out, np.asarray(h) @ np.asarray(w2), rtol=1e-5, atol=1e-5
+        )
         assert out.shape == (4, 6) and out.sharding.is_fully_replicated
 
 
@@ -49,8 +66,10 @@ def test_tp_mlp_matches_dense_mlp(impl):
     for seed, n, name in [(0, 8, "model"), (1, 4, "tp"), (2, 2, "model")]:
         x, w1, w2 = weights(seed)
         expected = jax.nn.gelu(x @ w1) @ w2
-        out = impl.tp_mlp(x, w1, w2, mesh_of(n, name), name)           # eager calls
-        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6, err_msg=f"n={n}")
+        out = impl.tp_mlp(x, w1, w2, mesh_of(n, name), name)  # eager calls
+        np.testing.assert_allclose(
+            out, expected, rtol=1e-5, atol=1e-6, err_msg=f"n={n}"
+        )
         assert out.sharding.is_fully_replicated
 
 
@@ -58,22 +77,37 @@ def test_tp_mlp_on_a_2d_mesh(impl):
     x, w1, w2 = weights(3, b=8, h=8)
     mesh = jax.make_mesh((2, 4), ("data", "model"))
     out = impl.tp_mlp(x, w1, w2, mesh, "model")
-    np.testing.assert_allclose(out, jax.nn.gelu(x @ w1) @ w2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        out, jax.nn.gelu(x @ w1) @ w2, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_tp_mlp_uses_exactly_one_psum(impl):
     x, w1, w2 = weights(4)
-    jaxpr = jax.make_jaxpr(lambda a, b, c: impl.tp_mlp(a, b, c, mesh_of(8)))(x, w1, w2)
+    jaxpr = jax.make_jaxpr(lambda a, b, c: impl.tp_mlp(a, b, c, mesh_of(8)))(
+        x, w1, w2
+    )
     names = all_primitives(jaxpr.jaxpr)
     assert "shard_map" in names, names
     collectives = [nm for nm in names if nm.startswith(COLLECTIVES)]
-    assert len(collectives) == 1 and collectives[0].startswith("psum"), collectives
+    assert len(collectives) == 1 and collectives[0].startswith("psum"), (
+        collectives
+    )
 
 
 def hlo_collectives(compiled_text):
     """Count the collective operations of a compiled HLO module, by kind."""
-    kinds = ("all-gather", "all-reduce", "collective-permute", "all-to-all", "reduce-scatter")
-    return {kind: len(re.findall(rf"\b{kind}(?:-start)?\(", compiled_text)) for kind in kinds}
+    kinds = (
+        "all-gather",
+        "all-reduce",
+        "collective-permute",
+        "all-to-all",
+        "reduce-scatter",
+    )
+    return {
+        kind: len(re.findall(rf"\b{kind}(?:-start)?\(", compiled_text))
+        for kind in kinds
+    }
 
 
 def test_tp_mlp_compiles_to_one_all_reduce(impl):
@@ -83,13 +117,22 @@ def test_tp_mlp_compiles_to_one_all_reduce(impl):
     mesh = mesh_of(8)
     f = jax.jit(lambda a, b, c: impl.tp_mlp(a, b, c, mesh, "model"))
     counts = hlo_collectives(f.lower(x, w1, w2).compile().as_text())
-    assert counts == {"all-gather": 0, "all-reduce": 1, "collective-permute": 0, "all-to-all": 0,
-                      "reduce-scatter": 0}, counts
+    assert counts == {
+        "all-gather": 0,
+        "all-reduce": 1,
+        "collective-permute": 0,
+        "all-to-all": 0,
+        "reduce-scatter": 0,
+    }, counts
 
 
 def test_tp_mlp_under_jit(impl):
     x, w1, w2 = weights(5)
     f = jax.jit(impl.tp_mlp, static_argnums=(3, 4))
     mesh = mesh_of(8)
-    np.testing.assert_allclose(f(x, w1, w2, mesh, "model"), jax.nn.gelu(x @ w1) @ w2,
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        f(x, w1, w2, mesh, "model"),
+        jax.nn.gelu(x @ w1) @ w2,
+        rtol=1e-5,
+        atol=1e-6,
+    )

@@ -1,6 +1,6 @@
 """Pairwise Distances with Nested vmap: reference solution."""
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

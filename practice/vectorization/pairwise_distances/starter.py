@@ -4,7 +4,7 @@ Write a distance between two vectors, then lift it to all pairs of rows of two
 matrices with two nested ``jax.vmap`` calls, without broadcasting by hand.
 """
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
 """Tests for Pairwise Distances with Nested vmap."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,8 +13,13 @@ def np_distances(xs, ys):
 
 
 def test_euclidean_hand_values(impl):
-    np.testing.assert_allclose(impl.euclidean(jnp.array([0.0, 0.0]), jnp.array([3.0, 4.0])), 5.0)
-    assert float(impl.euclidean(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))) == 0.0
+    np.testing.assert_allclose(
+        impl.euclidean(jnp.array([0.0, 0.0]), jnp.array([3.0, 4.0])), 5.0
+    )
+    assert (
+        float(impl.euclidean(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0])))
+        == 0.0
+    )
 
 
 def test_euclidean_gradient_is_zero_not_nan_at_equal_points(impl):
@@ -43,8 +49,12 @@ def test_pairwise_orientation_with_asymmetric_metric(impl):
 
 def test_pairwise_generic_metric_dot_product(impl):
     xs, ys = normal(1, (4, 6), (3, 6))
-    np.testing.assert_allclose(impl.pairwise(jnp.dot, xs, ys),
-                               np.asarray(xs) @ np.asarray(ys).T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        impl.pairwise(jnp.dot, xs, ys),
+        np.asarray(xs) @ np.asarray(ys).T,
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_self_distances_symmetric_zero_diagonal(impl):
@@ -60,12 +70,25 @@ def test_gradient_of_self_distances_is_finite_and_correct(impl):
     assert np.all(np.isfinite(g))
     # d/dx_i sum_{j,k} ||x_j - x_k|| = 2 * sum_{j != i} (x_i - x_j) / ||x_i - x_j||
     x = np.asarray(xs, np.float64)
-    expected = np.array([2 * sum((x[i] - x[j]) / np.linalg.norm(x[i] - x[j])
-                                 for j in range(4) if j != i) for i in range(4)])
+    expected = np.array(
+        [
+            2
+            * sum(
+                (x[i] - x[j]) / np.linalg.norm(x[i] - x[j])
+                for j in range(4)
+                if j != i
+            )
+            for i in range(4)
+        ]
+    )
     np.testing.assert_allclose(g, expected, rtol=1e-4, atol=1e-5)
 
 
 def test_under_jit(impl):
     xs, ys = normal(4, (3, 2), (2, 2))
-    np.testing.assert_allclose(jax.jit(impl.pairwise_distances)(xs, ys), np_distances(xs, ys),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        jax.jit(impl.pairwise_distances)(xs, ys),
+        np_distances(xs, ys),
+        rtol=1e-5,
+        atol=1e-6,
+    )

@@ -35,6 +35,7 @@ def update_kv_cache(
     cache: Cache, k_new: jax.Array, v_new: jax.Array, pos: jax.Array
 ) -> Cache:
     """cache (B, L, K, H), k_new/v_new (B, S, K, H), pos (B,) -> new cache."""
+
     def write(buffer, rows, pos):  # the whole batch at once
         zero = jnp.zeros((), pos.dtype)
         return jax.lax.dynamic_update_slice(

@@ -26,9 +26,7 @@ def write_rows(
 ) -> jax.Array:
     """buffer (L, K, H), rows (S, K, H), pos traced -> rows written at pos."""
     zero = jnp.zeros((), pos.dtype)
-    return jax.lax.dynamic_update_slice(
-        buffer, rows, (pos, zero, zero)
-    )
+    return jax.lax.dynamic_update_slice(buffer, rows, (pos, zero, zero))
 
 
 def update_kv_cache(

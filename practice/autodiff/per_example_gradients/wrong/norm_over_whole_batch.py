@@ -17,8 +17,7 @@ def per_example_grads(loss_fn: Callable, params, xs: jax.Array, ys: jax.Array):
 def global_norms(grads) -> jax.Array:
     """Tree of (B, ...) leaves -> (B,) global L2 norm of each example."""
     squares = [
-        jnp.sum(g**2) * jnp.ones(g.shape[0])
-        for g in jax.tree.leaves(grads)
+        jnp.sum(g**2) * jnp.ones(g.shape[0]) for g in jax.tree.leaves(grads)
     ]
     return jnp.sqrt(sum(squares))
 

@@ -29,6 +29,7 @@ def beam_search_step(
 
 def gather_beams(tree: Any, parents: jax.Array) -> Any:
     """out[b, k] = leaf[b, parents[b, k]] for every leaf (B, K, ...)."""
+
     def pick(leaf):
         return jnp.take_along_axis(leaf, parents, axis=1)
 

@@ -5,7 +5,8 @@ Caught by: test_hand_example_with_eos_and_padding
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

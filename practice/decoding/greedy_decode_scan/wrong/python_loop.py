@@ -5,7 +5,8 @@ Caught by: test_loop_is_a_scan_traced_once
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -3,7 +3,8 @@
 Caught by: test_weight_decay_is_decoupled, test_matches_optax_adamw
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,10 @@ def adamw(
 
     def init(params: PyTree) -> dict:
         """Zero moments shaped like params and a step counter."""
-        zeros = lambda: jax.tree.map(jnp.zeros_like, params)
+
+        def zeros():
+            return jax.tree.map(jnp.zeros_like, params)
+
         return {
             "count": jnp.zeros((), jnp.int32),
             "mu": zeros(),

@@ -4,7 +4,8 @@ Caught by: test_first_step_by_hand, test_under_jit,
     test_weight_decay_is_decoupled
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +24,10 @@ def adamw(
 
     def init(params: PyTree) -> dict:
         """Zero moments shaped like params and a step counter."""
-        zeros = lambda: jax.tree.map(jnp.zeros_like, params)
+
+        def zeros():
+            return jax.tree.map(jnp.zeros_like, params)
+
         return {
             "count": jnp.zeros((), jnp.int32),
             "mu": zeros(),

@@ -4,7 +4,8 @@ Caught by: test_matches_optax, test_small_gradients_unchanged,
     test_zero_gradient_gives_zeros_not_nan
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -3,7 +3,8 @@
 Caught by: test_bfloat16_leaves_keep_dtype
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -3,7 +3,8 @@
 Caught by: test_bfloat16_tree_norm_accumulates_in_float32
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -13,10 +14,7 @@ PyTree = Any
 
 def global_norm(tree: PyTree) -> jax.Array:
     """sqrt of the sum of squares of every leaf of tree -> float32 scalar."""
-    squares = [
-        jnp.sum(jnp.square(leaf))
-        for leaf in jax.tree.leaves(tree)
-    ]
+    squares = [jnp.sum(jnp.square(leaf)) for leaf in jax.tree.leaves(tree)]
     return jnp.sqrt(sum(squares))
 
 

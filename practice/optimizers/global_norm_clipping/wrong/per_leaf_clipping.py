@@ -4,7 +4,8 @@ Caught by: test_clip_hand_values, test_direction_kept_and_norm_equals_max,
     test_matches_optax
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -4,7 +4,8 @@ Caught by: test_under_jit_with_traced_norm,
     test_zero_gradient_gives_zeros_not_nan
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

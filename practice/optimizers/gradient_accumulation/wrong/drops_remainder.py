@@ -3,7 +3,8 @@
 Caught by: test_indivisible_batch_raises_value_error
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +21,10 @@ def split_micro_batches(batch: PyTree, k: int) -> PyTree:
         )
     (size,) = sizes
     n = size // k
-    trim = lambda x: x[: k * n].reshape(k, n, *x.shape[1:])
+
+    def trim(x):
+        return x[: k * n].reshape(k, n, *x.shape[1:])
+
     return jax.tree.map(trim, batch)
 
 
@@ -41,5 +45,8 @@ def accumulate_gradients(
 
     zeros = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, params))
     (loss_sum, grad_sum), _ = jax.lax.scan(step, zeros, micro_batches)
-    mean = lambda x: x / num_micro_batches
+
+    def mean(x):
+        return x / num_micro_batches
+
     return mean(loss_sum), jax.tree.map(mean, grad_sum)

@@ -3,7 +3,8 @@
 Caught by: test_uses_scan
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -46,5 +47,8 @@ def accumulate_gradients(
         mb = jax.tree.map(lambda x: x[i], micro_batches)
         carry, _ = step(carry, mb)
     loss_sum, grad_sum = carry
-    mean = lambda x: x / num_micro_batches
+
+    def mean(x):
+        return x / num_micro_batches
+
     return mean(loss_sum), jax.tree.map(mean, grad_sum)

@@ -3,7 +3,8 @@
 Caught by: test_micro_batches_are_contiguous_slices
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -23,7 +24,10 @@ def split_micro_batches(batch: PyTree, k: int) -> PyTree:
         raise ValueError(
             f"batch size {size} is not divisible by num_micro_batches={k}"
         )
-    cols = lambda x: x.reshape(size // k, k, *x.shape[1:]).swapaxes(0, 1)
+
+    def cols(x):
+        return x.reshape(size // k, k, *x.shape[1:]).swapaxes(0, 1)
+
     return jax.tree.map(cols, batch)
 
 
@@ -44,5 +48,8 @@ def accumulate_gradients(
 
     zeros = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, params))
     (loss_sum, grad_sum), _ = jax.lax.scan(step, zeros, micro_batches)
-    mean = lambda x: x / num_micro_batches
+
+    def mean(x):
+        return x / num_micro_batches
+
     return mean(loss_sum), jax.tree.map(mean, grad_sum)

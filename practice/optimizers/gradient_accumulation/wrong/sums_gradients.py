@@ -4,7 +4,8 @@ Caught by: test_linear_matches_analytic_full_batch_gradient,
     test_mlp_matches_full_batch_value_and_grad, test_under_jit
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -44,5 +45,8 @@ def accumulate_gradients(
 
     zeros = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, params))
     (loss_sum, grad_sum), _ = jax.lax.scan(step, zeros, micro_batches)
-    mean = lambda x: x / num_micro_batches
+
+    def mean(x):
+        return x / num_micro_batches
+
     return mean(loss_sum), grad_sum

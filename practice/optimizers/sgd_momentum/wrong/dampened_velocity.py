@@ -4,7 +4,8 @@ Caught by: test_hand_computed_three_steps, test_matches_optax_sgd,
     test_matches_optax_under_jit
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -25,8 +26,9 @@ def sgd_momentum(
         grads: PyTree, state: PyTree, params: PyTree = None
     ) -> tuple[PyTree, PyTree]:
         """grads, state -> (updates, new velocity); params is not needed."""
-        velocity = jax.tree.map(lambda g, v: (1 - momentum) * g + momentum * v,
-                                grads, state)
+        velocity = jax.tree.map(
+            lambda g, v: (1 - momentum) * g + momentum * v, grads, state
+        )
         if nesterov:  # a Python bool fixed when the optimizer is built
             direction = jax.tree.map(
                 lambda g, v: g + momentum * v, grads, velocity

@@ -4,7 +4,8 @@ Caught by: test_hand_computed_three_steps, test_matches_optax_sgd,
     test_nesterov_hand_computed_three_steps
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

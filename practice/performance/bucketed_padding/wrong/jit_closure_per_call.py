@@ -5,7 +5,7 @@ Caught by: test_at_most_one_compile_per_bucket
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -48,6 +48,7 @@ def masked_attention_pool(
 def bucketed(fn: Callable, buckets: Sequence[int]) -> Callable:
     """run(x, *args) = jit(fn)(padded x, mask, *args): one compilation per
     bucket used."""
+
     def run(x, *args):
         padded, mask = pad_to_bucket(x, buckets)
         return jax.jit(lambda p, m: fn(p, m, *args))(padded, mask)

@@ -5,7 +5,7 @@ Caught by: test_at_most_one_compile_per_bucket
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp

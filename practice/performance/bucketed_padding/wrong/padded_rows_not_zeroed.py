@@ -5,7 +5,7 @@ Caught by: test_padding_content_is_ignored
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp

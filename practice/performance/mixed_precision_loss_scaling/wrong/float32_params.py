@@ -5,7 +5,8 @@ Caught by: test_unscaled_float16_gradient_underflows
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp

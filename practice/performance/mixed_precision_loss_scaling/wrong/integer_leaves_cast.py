@@ -5,7 +5,8 @@ Caught by: test_integer_batch_leaves_are_not_cast
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp

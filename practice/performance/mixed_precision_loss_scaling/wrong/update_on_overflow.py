@@ -5,7 +5,8 @@ Caught by: test_train_step_skips_on_overflow
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -90,9 +91,7 @@ def train_step(
     """SGD on float32 master weights; the step is skipped when the float16
     gradients overflow."""
     grads, finite = scaled_grads(loss_fn, params, batch, state.scale)
-    new_params = jax.tree.map(
-        lambda p, g: p - lr * g, params, grads
-    )
+    new_params = jax.tree.map(lambda p, g: p - lr * g, params, grads)
     return new_params, update_loss_scale(
         state, finite, growth_interval=growth_interval
     )

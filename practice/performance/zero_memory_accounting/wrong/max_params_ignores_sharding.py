@@ -55,7 +55,7 @@ def max_params(
     memory_gb: float, dp_degree: int, stage: int, **bytes_per_param
 ) -> float:
     """Largest parameter count that fits in memory_gb per device."""
-    bytes_per_parameter = zero_model_state_bytes(
-        1, 1, 0, **bytes_per_param
-    )["total"]
+    bytes_per_parameter = zero_model_state_bytes(1, 1, 0, **bytes_per_param)[
+        "total"
+    ]
     return memory_gb * GB / bytes_per_parameter

@@ -6,7 +6,8 @@ Caught by: test_shard_shape_rejects_uneven_splits
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import jax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P

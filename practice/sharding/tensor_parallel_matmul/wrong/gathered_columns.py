@@ -19,6 +19,7 @@ def column_parallel(
     """x (B, D) replicated, w (D, H) split by columns -> (B, H) split by
     columns."""
     columns = P(None, axis_name)
+
     def local_matmul(x, w):
         return jax.lax.all_gather(x @ w, axis_name, axis=1, tiled=True)
 

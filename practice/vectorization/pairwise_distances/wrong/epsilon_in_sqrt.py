@@ -4,7 +4,7 @@ Caught by: test_euclidean_hand_values,
     test_self_distances_symmetric_zero_diagonal
 """
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

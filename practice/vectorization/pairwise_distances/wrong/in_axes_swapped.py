@@ -5,7 +5,7 @@ Caught by: test_pairwise_distances_match_numpy,
     test_pairwise_orientation_with_asymmetric_metric
 """
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp

@@ -4,7 +4,7 @@ Caught by: test_euclidean_gradient_is_zero_not_nan_at_equal_points,
     test_gradient_of_self_distances_is_finite_and_correct
 """
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
