@@ -3,23 +3,66 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from jupyter_client.manager import AsyncKernelManager
 
 from jaxbook import ROOT
+from jaxbook.outputs import METADATA_KEY
 from jaxbook.provisioner import PORTS, BookProvisioner
 
 pytestmark = pytest.mark.build  # starts real kernels
 
 
 @pytest.fixture
-def kernel_path(monkeypatch):
-    """Jupyter finds the book's kernel, as in the build (jaxbook.sphinxext.on_config_inited)."""
+def kernel_path(monkeypatch, tmp_path):
+    """Jupyter finds the book's kernel, as in the build (jaxbook.sphinxext.on_config_inited);
+    the kernel's book is a throwaway one holding the snippet that prints the kernel's pid."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "pid.py").write_text("import os\n\nprint(os.getpid())\n")
+    monkeypatch.setenv("JAXBOOK_ROOT", str(tmp_path))
+    monkeypatch.setenv("JAXBOOK_EXPECTED_OUTPUTS", "0")
     monkeypatch.setenv("JUPYTER_PATH", str(ROOT / "jaxbook"))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     monkeypatch.setenv("JAXBOOK_KERNEL_REUSE", "0")  # two new processes, not a kept one
+
+
+def run_async(coroutine):
+    """``asyncio.run`` in a thread of its own: a test on the same xdist worker may have left an
+    event loop running in this one (Playwright's sync API does)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def run_snippet(kc, path: Path) -> dict:
+    """Execute the snippet at ``path`` the way the build asks (its file named in the request's
+    metadata, jaxbook.nbadapter); keep its printed output in ``outputs``."""
+    content = {
+        "code": path.read_text(),
+        "silent": False,
+        "store_history": False,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
+    msg = kc.session.msg("execute_request", content, metadata={METADATA_KEY: {"snippet": str(path)}})
+    kc.shell_channel.send(msg)
+    while True:
+        message = await kc.get_iopub_msg(timeout=120)
+        if message["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
+            continue
+        if message["msg_type"] == "stream":
+            outputs.append(message)
+        if message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            break
+    while True:
+        reply = await kc.get_shell_msg(timeout=120)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
 
 
 async def start_and_ask(barrier: asyncio.Barrier) -> tuple[dict, str]:
@@ -30,9 +73,7 @@ async def start_and_ask(barrier: asyncio.Barrier) -> tuple[dict, str]:
     kc.start_channels()
     try:
         await kc.wait_for_ready(timeout=120)
-        reply = await kc.execute_interactive(
-            "import os; print(os.getpid())", timeout=120, output_hook=outputs.append
-        )
+        reply = await run_snippet(kc, Path(os.environ["JAXBOOK_ROOT"]) / "snippets" / "pid.py")
         assert reply["content"]["status"] == "ok"
         assert isinstance(km.provisioner, BookProvisioner)
         return km.get_connection_info(), str(km.provisioner.pid)
@@ -50,7 +91,7 @@ def test_two_kernels_started_at_once_bind_distinct_ports(kernel_path):
         return await asyncio.gather(start_and_ask(barrier), start_and_ask(barrier))
 
     outputs.clear()
-    (first, pid1), (second, pid2) = asyncio.run(both())
+    (first, pid1), (second, pid2) = run_async(both())
     ports1, ports2 = {first[p] for p in PORTS}, {second[p] for p in PORTS}
     assert len(ports1) == len(ports2) == 5 and not ports1 & ports2, (first, pid1, second, pid2)
     printed = {m["content"]["text"].strip() for m in outputs if m["msg_type"] == "stream"}
@@ -84,7 +125,7 @@ def test_the_kernel_binds_the_ports_itself(kernel_path):
             for sock in held:
                 sock.close()
 
-    used, held = asyncio.run(run())
+    used, held = run_async(run())
     assert len(used) == 5 and not used & held
 
 

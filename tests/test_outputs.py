@@ -350,3 +350,13 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
     assert "snippets/demo/stops.py: stops raising KeyError" in summary
     assert "snippets/demo/warns.py: warns DeprecationWarning: gone soon" in summary
     assert "snippets/demo/same.py" not in summary
+
+
+def test_every_expected_output_has_its_snippet():
+    """An expected output whose snippet was deleted or renamed is stale: delete it with the file."""
+    stale = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "snippets").rglob("*.out")
+        if not path.with_suffix(".py").is_file()
+    ]
+    assert not stale, f"expected outputs without a snippet (delete them): {stale}"

@@ -187,5 +187,5 @@ def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
     assert [int(x) for x in drawn[:3]] != list(seeded)  # reseeded, as in a new process
     assert int(drawn[3]) != random.Random(0).getrandbits(64)
     notebook = json.loads((build.html / "_sources" / "guide" / "observe.ipynb").read_text())
-    counts = [c["execution_count"] for c in notebook["cells"] if c["cell_type"] == "code"]
+    counts = [c["execution_count"] for c in notebook["cells"] if c["metadata"].get("load")]
     assert counts == [1]
