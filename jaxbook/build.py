@@ -24,48 +24,28 @@ def jobs() -> list[str]:
     return ["-j", os.environ.get("JAXBOOK_JOBS", "auto")]
 
 
+def sphinx(*args: str) -> list[str]:
+    """A strict html build by sphinx-build (any warning fails it; all are reported), with ``args``."""
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html", *args]
+
+
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
     """The sphinx-build command line of the strict build of the book at ``source``."""
     build = build or source / BUILD
-    return [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        *jobs(),
-        "-b",
-        "html",
-        "-d",
-        str(build / "doctrees"),
-        *extra,
-        str(source),
-        str(build / "html"),
-    ]
+    return sphinx("-d", str(build / "doctrees"), *extra, str(source), str(build / "html"))
 
 
 def page_command(pages: list[str]) -> list[str]:
     """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
     checked; any other warning (a failed snippet, an output that differs) fails it."""
     out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
-    return [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        *jobs(),
-        "-b",
-        "html",
-        "-d",
-        str(out / ".doctrees"),
-        "-D",
-        "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
-        "-D",
-        "suppress_warnings=myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable",
-        str(ROOT),
-        str(out),
-    ]
+    partial = "myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable"
+    return sphinx(
+        "-d", str(out / ".doctrees"),
+        "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
+        "-D", f"suppress_warnings={partial}",
+        str(ROOT), str(out),
+    )  # fmt: skip
 
 
 def main(argv: list[str]) -> int:
