@@ -35,10 +35,13 @@ from jaxbook.build import strict_command  # noqa: E402
 OUT = ROOT / "_build" / "bench"
 EDITED = ROOT / "snippets" / "arrays" / "at_methods.py"
 TOUCHED = [
-    ROOT / "snippets" / "training" / "model.py",
+    ROOT / "snippets" / "training" / "init_params.py",
     ROOT / "snippets" / "training" / "_model.py",
     ROOT / "guide" / "training.md",
 ]
+missing = [p.relative_to(ROOT).as_posix() for p in [EDITED, *TOUCHED] if not p.is_file()]
+if missing:
+    raise SystemExit(f"bench: files it edits or touches are gone, update tools/bench.py: {missing}")
 EXECUTED = re.compile(r"^(\S+?)\.\w+: Executing notebook", re.M)
 
 
