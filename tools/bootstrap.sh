@@ -59,9 +59,11 @@ find_uv() {
 # Every file is pinned by its hash, so the version may come from any of the lock's indexes
 # (uv's default, first-index-only strategy guards against a look-alike on a later index; the hash
 # does that here, as it does for pip).
+# --compile-bytecode: pip writes .pyc files at install and uv does not; where PYTHONDONTWRITEBYTECODE
+# is set (CI here), every build and test process would otherwise compile its imports from source.
 uv_install() {
   "$uv" pip install --quiet --python .venv/bin/python --require-hashes --no-deps \
-    --index-strategy unsafe-best-match -r requirements.lock &&
+    --index-strategy unsafe-best-match --compile-bytecode -r requirements.lock &&
     "$uv" pip check --quiet --python .venv/bin/python
 }
 
