@@ -4,7 +4,7 @@
 
 1. ``python -m jaxbook.upgrade lock [--jax X]`` -- remembers every expected output, pins JAX and
    jaxlib in ``requirements.in`` (to X, or to the newest the index serves) and re-resolves
-   ``requirements.in`` into ``requirements.lock`` with pip-tools, as ``make lock`` does;
+   ``requirements.in`` into ``requirements.lock`` with ``uv pip compile``, as ``make lock`` does;
 2. ``tools/bootstrap.sh`` -- rebuilds ``.venv`` from the new lock;
 3. ``python -m jaxbook.upgrade outputs`` -- runs every snippet in the book's kernel with the new
    versions, rewrites the expected outputs, and prints a per-page summary: which snippets changed
@@ -56,9 +56,8 @@ def locked_version(lock: str, package: str) -> str:
 def _pip_compile(root: Path, work: Path, source: Path, output: Path) -> None:
     """Resolve ``source`` into the hashed lock ``output`` with the options of ``make lock``.
 
-    pip-tools as ``make lock`` does; when ``uv`` is installed in the locker venv (``make upgrade``
-    installs it) its ``uv pip compile`` is used instead: it reads hashes from the index instead
-    of downloading every wheel of every platform to hash it (minutes instead of an hour here).
+    ``uv pip compile``, as ``make lock`` does, when ``uv`` is in the locker venv (it reads hashes
+    from the index; pip-tools, the fallback, downloads every wheel of every platform to hash it).
     """
     locker = root / "_build" / "locker"
     if not (locker / "bin" / "pip-compile").exists():
