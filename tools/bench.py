@@ -107,7 +107,12 @@ def setup_time() -> float:
     with tempfile.TemporaryDirectory(prefix="jaxbook-setup-") as scratch:
         copy = Path(scratch)
         (copy / "tools").mkdir()
-        for name in ("tools/bootstrap.sh", "requirements.lock", "tools/uv-requirements.txt", ".python-version"):
+        for name in (
+            "tools/bootstrap.sh",
+            "requirements.lock",
+            "tools/uv-requirements.txt",
+            ".python-version",
+        ):
             if (ROOT / name).is_file():
                 shutil.copy(ROOT / name, copy / name)
         start = time.perf_counter()
