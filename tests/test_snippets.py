@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from jaxbook import ROOT, outputs, records
+from jaxbook import ROOT, outputs, pages, records
 from jaxbook.snippet import DECLARATION, parse_declaration, source_of
 
 SNIPPETS = ROOT / "snippets"
@@ -104,16 +104,7 @@ def test_discovery_finds_the_snippets():
 
 def test_every_snippet_is_shown_on_a_page():
     """A snippet that no page loads is dead code that nobody reads."""
-    pages = [
-        p
-        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-        for p in ROOT.glob(pattern)
-    ]
-    loaded = set()
-    for page in pages:
-        for line in page.read_text(encoding="utf-8").splitlines():
-            if line.strip().startswith(":load:"):
-                loaded.add((page.parent / line.split(":load:", 1)[1].strip()).resolve())
+    loaded = {path for page in pages.book_pages(ROOT) for path in pages.loaded_snippets(page)}
     unused = [p.relative_to(ROOT).as_posix() for p in discover() if p.resolve() not in loaded]
     assert not unused, f"snippets not loaded by any page: {unused}"
 
