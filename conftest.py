@@ -7,7 +7,8 @@ import time
 
 from jaxbook import ROOT, runtime
 
-runtime.configure()
+# One JAX compilation cache for every test, worker and practice run (never the build: see runtime).
+runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
 sys.path.insert(0, str(ROOT))
 
 

@@ -93,7 +93,8 @@ def main(argv=None) -> int:
         return 2
     attempt = folder / f"{args.impl}.py"
     shown = attempt.relative_to(args.practice.parent)
-    runtime.configure()  # before the attempt imports JAX, as the tests' conftest.py requires
+    # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
+    runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
     error = import_error(folder, args.impl)
     if error is not None:
         print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)

@@ -2,7 +2,8 @@
 
 It is IPython's kernel with three changes, installed before the first cell runs:
 
-1. JAX is configured by :func:`jaxbook.runtime.configure` (one place for the build and the tests).
+1. JAX is configured by :func:`jaxbook.runtime.configure` (one place for the build and the tests),
+   without a compilation cache, even when started by a test run that has one.
 2. Every cell is a snippet file, named by the execute request's metadata (never guessed from the
    cell's text), and run by :func:`jaxbook.snippet.execute`: under the
    snippet's own file name (so tracebacks and JAX's messages name ``snippets/...``), in a fresh
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from jaxbook import book_root, runtime
 
-runtime.configure()
+runtime.configure()  # no compilation cache: a first call compiles, as on a reader's machine
 os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
 
 

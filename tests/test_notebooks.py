@@ -45,12 +45,16 @@ print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
 
 
 def reader_env(folder: Path) -> dict:
-    """The environment of a reader's Jupyter: nothing of the book, no device flags."""
+    """The environment of a reader's Jupyter: nothing of the book, no device flags; only the test
+    session's JAX compilation cache (:func:`jaxbook.runtime.compilation_cache_env`), so that what
+    another test compiled is loaded, not compiled again (the same executable, still reported as
+    a compilation)."""
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))
     }
+    env.update({k: os.environ[k] for k in runtime.CACHE_VARIABLES if k in os.environ})
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
     return env
 
