@@ -1,11 +1,13 @@
 """Shared fixtures: the real site, built once per test session (strict, incremental).
 
-In a full run (``make test``: no paths, ``-k`` or ``-m`` given) the xdist controller builds the site
-first, before the workers start, with every core (``sphinx -j auto``). The workers then read its
-result: the site and browser tests look at the pages, and each per-snippet test finds the build's
-record of its snippet instead of running it again. In any other run, the first test that needs the
-site builds it; a file lock makes the other workers wait for that build and use it too. So no test
-needs an xdist group to share the site.
+In a full run (``make test``: no paths, ``-k`` or ``-m`` given) the xdist controller starts the
+strict build of the site, on every core (``sphinx -j auto``), and the workers start at once: the
+tests that do not need the site (practice problems and their wrong solutions, throwaway books,
+the machinery) run first, while it builds (:func:`pytest_collection_modifyitems`). A test that
+needs the site waits for that build: the site, browser and notebook tests look at its pages, and
+each per-snippet test finds the build's record of its snippet instead of running it again. In any
+other run, the first test that needs the site builds it; a file lock makes the other workers wait
+for that build and use it too. So no test needs an xdist group to share the site.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -26,8 +31,12 @@ from jaxbook.build import strict_command
 HTML = ROOT / "_build" / "html"
 RESULT = ROOT / "_build" / "test-site.json"
 LOCK = ROOT / "_build" / "test-site.lock"
-#: Set by the controller once the site is built; the workers inherit it.
-BUILT = "JAXBOOK_TEST_SITE"
+#: Set by the controller when it starts the build: the run id its result will carry.
+BUILT = "JAXBOOK_TEST_SITE_RUN"
+#: Seconds a test waits for the controller's build (the build's own limit).
+BUILD_TIMEOUT = 3600
+#: Fixtures that need the built site: tests using them run after the others.
+SITE_FIXTURES = {"site", "built_site", "site_root", "site_url", "build_records"}
 
 
 @dataclass
@@ -38,12 +47,19 @@ class SiteBuild:
     html: Path
 
 
+def save_site(build: SiteBuild, run: str | None) -> None:
+    """Keep a build's result in RESULT, in one write (a waiting worker never reads half)."""
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    tmp = RESULT.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps({**asdict(build), "html": str(HTML), "run": run}), encoding="utf-8")
+    tmp.replace(RESULT)
+
+
 def build_site(run: str | None = None) -> SiteBuild:
     """Run the strict build of the book and keep its result in RESULT."""
-    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
     build = SiteBuild(result.returncode, result.stdout, result.stderr, HTML)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({**asdict(build), "html": str(HTML), "run": run}), encoding="utf-8")
+    save_site(build, run)
     return build
 
 
@@ -65,23 +81,72 @@ def is_full_run(config) -> bool:
     )
 
 
+_controller_build: subprocess.Popen | None = None
+
+
+def start_build(run: str) -> None:
+    """Start the strict build in the background; its result lands in RESULT, marked ``run``."""
+    global _controller_build
+    RESULT.unlink(missing_ok=True)
+    _controller_build = subprocess.Popen(
+        strict_command(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+    def finish(process: subprocess.Popen) -> None:
+        try:
+            stdout, stderr = process.communicate(timeout=BUILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+            stderr += f"\nthe build did not finish within {BUILD_TIMEOUT} s and was stopped"
+        save_site(SiteBuild(process.returncode, stdout, stderr, HTML), run)
+
+    threading.Thread(target=finish, args=(_controller_build,), name="site-build", daemon=True).start()
+
+
+def wait_for_site(run: str) -> SiteBuild:
+    """The controller's build, once it has finished."""
+    deadline = time.monotonic() + BUILD_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            data = load_site()
+        except (OSError, ValueError):
+            data = {}
+        if data.get("run") == run:
+            return as_build(data)
+        time.sleep(0.5)
+    pytest.fail(f"the site build started by the test run did not finish within {BUILD_TIMEOUT} s")
+
+
 def pytest_configure(config):
     if hasattr(config, "workerinput") or not is_full_run(config) or os.environ.get(BUILT):
         return
     print(
-        "building the site first, on every core (the snippet, site and browser tests use it)",
+        "building the site on every core; the tests that do not need it run meanwhile",
         file=sys.stderr,
         flush=True,
     )
-    build_site(run="controller")
-    os.environ[BUILT] = str(RESULT)
+    run = f"controller-{uuid.uuid4().hex}"
+    start_build(run)
+    os.environ[BUILT] = run  # the workers inherit it
+
+
+def pytest_unconfigure(config):
+    if _controller_build is not None and _controller_build.poll() is None:
+        _controller_build.terminate()  # the run was cut short
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that need the site last (a stable sort: otherwise in collection order), so that
+    the others run while it builds. Every worker sorts the same way, as xdist requires."""
+    items.sort(key=lambda item: bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ()))))
 
 
 @pytest.fixture(scope="session")
 def site() -> SiteBuild:
     """The strict build of the whole book, built once for the whole test run."""
     if os.environ.get(BUILT):
-        return as_build(load_site(Path(os.environ[BUILT])))
+        return wait_for_site(os.environ[BUILT])
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCK, "w") as lock:
@@ -91,6 +156,15 @@ def site() -> SiteBuild:
             if data.get("run") == run:
                 return as_build(data)
         return build_site(run)
+
+
+@pytest.fixture(scope="session")
+def build_records() -> None:
+    """The build's snippet records are complete: in a full run, once the controller's build has
+    finished (a snippet test then reads its record). In other runs there is no build to wait for:
+    a snippet test without a matching record runs its snippet itself."""
+    if os.environ.get(BUILT):
+        wait_for_site(os.environ[BUILT])
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book")]  # one build for the module
 
 # Identical text in two files: each must run, and be reported, under its own name.
 TWIN = "from pathlib import Path\n\nprint('I am', Path(__file__).name)\n"

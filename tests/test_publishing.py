@@ -9,9 +9,10 @@ import pytest
 
 from tests.helpers import Book
 
-# One xdist worker builds the hosted book for all of this module's tests (other builds run beside
+pytestmark = pytest.mark.build
+# One xdist worker builds the hosted book for all the tests that use it (other builds run beside
 # it: kernels bind ports the OS assigns, see tests/test_kernel_start.py).
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("hosted")]
+hosted_book = pytest.mark.xdist_group("hosted")
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +41,7 @@ def hosted(tmp_path_factory):
     return build
 
 
+@hosted_book
 def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     page = hosted.page("demo")
     assert 'href="../_sources/guide/demo.ipynb"' in page and 'href="../_sources/guide/demo.md"' in page
@@ -50,6 +52,7 @@ def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     assert text.count("second line") == 1, f"each printed line appears once: {text!r}"
 
 
+@hosted_book
 def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
     page = hosted.page("demo")
     url = "https://books.example.org/jax/en/latest/guide/demo.html"
@@ -60,6 +63,7 @@ def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
     assert f"<loc>{url}</loc>" in sitemap and "404" not in sitemap
 
 
+@hosted_book
 def test_404_page_loads_its_assets_from_the_site_root(hosted):
     page = (hosted.html / "404.html").read_text()
     assert "Page not found" in page

@@ -18,7 +18,7 @@ from jaxbook import ROOT
 from tests.browser.conftest import offline
 from tests.browser.support import published_pages
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

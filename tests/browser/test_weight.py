@@ -1,7 +1,8 @@
 """Page weight: what a reader's browser downloads to show a page, before compression.
 
 Budget: a page of the book loads at most 600 KB (HTML, styles, scripts, fonts, images), with an
-empty cache. The heaviest page and its figure are printed at the end of the test session.
+empty cache. Each page's figure is written to WEIGHT_REPORT/; the heaviest page and the heaviest
+step page are printed at the end of the test session.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ import json
 import pytest
 
 from tests.browser.conftest import offline
-from tests.browser.support import STEPS, WEIGHT_REPORT, published_pages
+from tests.browser.support import BUDGET, STEPS, WEIGHT_REPORT, published_pages
 
-pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = [pytest.mark.build, pytest.mark.browser]
 
-BUDGET = 600 * 1000  # bytes, before compression
 #: Files that no page may load any more (they were the bulk of every page).
 NEVER = ("fontawesome.js", "tex-svg.js", "mathjax")
 
@@ -41,29 +41,23 @@ def load(browser, site_url, path: str) -> dict[str, int]:
         context.close()
 
 
-def test_every_page_stays_within_the_budget(browser, site_url, site_root):
-    pages = sorted(set(published_pages()) | {f"guide/{s}.html" for s in STEPS})
-    weights, problems = {}, []
-    for path in pages:
-        sizes = load(browser, site_url, path)
-        weights[path] = {"bytes": sum(sizes.values()), "requests": len(sizes)}
-        heavy = [u for u in sizes if any(name in u for name in NEVER)]
-        if heavy:
-            problems.append(f"{path} loads {', '.join(heavy)}")
-        if weights[path]["bytes"] > BUDGET:
-            biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:6]
-            problems.append(
-                f"{path} loads {weights[path]['bytes'] / 1000:.0f} KB in {len(sizes)} "
-                f"requests (budget {BUDGET / 1000:.0f} KB); largest: "
-                + ", ".join(f"{u.rsplit('/', 1)[-1]} {n / 1000:.0f} KB" for u, n in biggest)
-            )
-    heaviest = max(weights, key=lambda p: weights[p]["bytes"])
-    steps = {f"guide/{s}.html" for s in STEPS}
-    heaviest_step = max(steps, key=lambda p: weights[p]["bytes"])
-    WEIGHT_REPORT.write_text(
-        json.dumps(
-            {"budget": BUDGET, "heaviest": heaviest, "heaviest_step": heaviest_step, "pages": weights},
-            indent=1,
-        )
+WEIGHED = sorted(set(published_pages()) | {f"guide/{s}.html" for s in STEPS})
+
+
+# One test per page, so that xdist spreads the loads over every worker.
+@pytest.mark.parametrize("path", WEIGHED)
+def test_page_stays_within_the_budget(browser, site_url, site_root, path):
+    sizes = load(browser, site_url, path)
+    weight = {"bytes": sum(sizes.values()), "requests": len(sizes)}
+    WEIGHT_REPORT.mkdir(parents=True, exist_ok=True)
+    (WEIGHT_REPORT / (path.replace("/", "--") + ".json")).write_text(
+        json.dumps({"page": path, **weight}), encoding="utf-8"
     )
-    assert not problems, "\n".join(problems)
+    heavy = [u for u in sizes if any(name in u for name in NEVER)]
+    assert not heavy, f"{path} loads {', '.join(heavy)}"
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:6]
+    assert weight["bytes"] <= BUDGET, (
+        f"{path} loads {weight['bytes'] / 1000:.0f} KB in {len(sizes)} "
+        f"requests (budget {BUDGET / 1000:.0f} KB); largest: "
+        + ", ".join(f"{u.rsplit('/', 1)[-1]} {n / 1000:.0f} KB" for u, n in biggest)
+    )
