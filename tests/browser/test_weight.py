@@ -22,14 +22,26 @@ NEVER = ("fontawesome.js", "tex-svg.js", "mathjax")
 
 @pytest.fixture(scope="module")
 def weighing_page(browser, site_url):
-    """One page for every load, with the browser's cache turned off (Chrome DevTools Protocol):
-    each load downloads everything, as a first visit with an empty cache does, without the cost
-    of a new context (a new renderer process) per page."""
+    """One page for every load, with the browser's cache turned off (Chrome DevTools Protocol;
+    the offline routes turn it off too): each load downloads everything, as a first visit with
+    an empty cache does, without the cost of a new context (a renderer process) per page. Every
+    load checks that no file came from the cache."""
     context = offline(browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900}))
     page = context.new_page()
     devtools = context.new_cdp_session(page)
     devtools.send("Network.enable")
     devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    page.from_cache = []  # requests the browser answered from its cache (there must be none)
+
+    def served_from_cache(event):
+        page.from_cache.append(event)
+
+    def received(event):
+        if event["response"].get("fromDiskCache"):
+            page.from_cache.append(event)
+
+    devtools.on("Network.requestServedFromCache", served_from_cache)
+    devtools.on("Network.responseReceived", received)
     yield page
     context.close()
 
@@ -37,6 +49,7 @@ def weighing_page(browser, site_url):
 def load(page, path: str) -> dict[str, int]:
     """Bytes of every response of one load of `path` (the page's cache is off)."""
     responses = []
+    page.from_cache.clear()
     if page.url.startswith("http"):
         page.evaluate("localStorage.clear(); sessionStorage.clear()")  # a first visit
 
@@ -50,6 +63,7 @@ def load(page, path: str) -> dict[str, int]:
         page.wait_for_timeout(200)  # late requests: fonts, deferred scripts
     finally:
         page.remove_listener("response", record)
+    assert not page.from_cache, f"{path}: {len(page.from_cache)} files came from the browser's cache"
     sizes = {}
     for response in responses:
         try:
@@ -60,7 +74,8 @@ def load(page, path: str) -> dict[str, int]:
 
 
 def test_every_load_downloads_everything(weighing_page):
-    """The cache really is off: a page loaded again downloads the same files, byte for byte."""
+    """The cache really is off: a page loaded again downloads the same files again, byte for
+    byte, and none comes from the browser's cache (load() asserts it)."""
     first, again = load(weighing_page, "index.html"), load(weighing_page, "index.html")
     assert len(first) >= 10 and again == first, sorted(set(first) ^ set(again))
 
