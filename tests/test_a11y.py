@@ -66,3 +66,27 @@ def test_hidden_output_toggles_are_named_by_their_visible_text():
     assert (
         a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
     )
+
+
+def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
+    """A no-op rebuild re-uses the purged stylesheets and subset fonts; new inputs recompute,
+    and an entry the latest build did not use is deleted."""
+    from types import SimpleNamespace
+
+    from jaxbook.a11y import Memo
+
+    app, calls = SimpleNamespace(doctreedir=str(tmp_path)), []
+
+    def compute(value):
+        return lambda: calls.append(value) or value
+
+    memo = Memo(app, "css")
+    assert memo.get(compute(b"one"), b"css", b"words") == b"one"
+    assert memo.get(compute(b"two"), b"css", b"words") == b"one"  # same inputs: the kept output
+    assert memo.get(compute(b"three"), b"css", b"other words") == b"three"
+    assert calls == [b"one", b"three"]
+    later = Memo(app, "css")
+    later.get(compute(b"four"), b"css", b"other words")
+    later.prune()
+    assert len(list((tmp_path / "jaxbook-a11y").glob("css-*"))) == 1
+    assert calls == [b"one", b"three"]
