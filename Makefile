@@ -42,7 +42,7 @@ check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
 	$(PY) -m jaxbook.check '$(PROBLEM)'
 
-bench: $(VENV)
+bench: $(VENV) $(AXE)
 	$(PY) tools/bench.py $(BENCH)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).

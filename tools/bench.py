@@ -10,7 +10,12 @@ noisy: the load average is printed with the figures).
 - floor:   every snippet run once in one warm Python process + a build with execution off
 - ratio:   clean / floor
 - set-up:  ``--setup``: a fresh .venv from requirements.lock (tools/bootstrap.sh, in a scratch copy)
-- test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up)
+- test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up), from
+           nothing built, as CI runs it (the site, the records and the tests' compilation cache
+           are removed first; the browser tests need Chromium, which this installs as make test does)
+
+Each timed figure also shows the CPU the whole machine spent meanwhile (busy core-seconds, from
+/proc/stat): on a machine whose cores are all busy, only less work makes it faster.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from jaxbook import pages  # noqa: E402
 from jaxbook.build import strict_command  # noqa: E402
 
 OUT = ROOT / "_build" / "bench"
@@ -45,14 +51,35 @@ if missing:
 EXECUTED = re.compile(r"^(\S+?)\.\w+: Executing notebook", re.M)
 
 
-def timed_build(out: Path, *extra: str, strict: bool = True) -> tuple[float, list[str]]:
-    """Seconds, and the pages executed."""
+def busy_seconds() -> float | None:
+    """Core-seconds the machine has been busy since boot (Linux), or None."""
+    try:
+        fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # minus idle, iowait
+
+
+CPU: dict[str, float] = {}  # figure -> busy core-seconds of the machine while it ran
+
+
+def cores(name: str, seconds: float) -> str:
+    """``name``'s CPU: busy core-seconds, and how many cores that kept busy on average."""
+    if name not in CPU:
+        return ""
+    return f"; {CPU[name]:.0f} core-s ({CPU[name] / seconds:.2f} cores busy)"
+
+
+def timed_build(out: Path, *extra: str, strict: bool = True, name: str = "") -> tuple[float, list[str]]:
+    """Seconds, and the pages executed (the machine's CPU meanwhile goes to CPU[name])."""
     command = strict_command(ROOT, out, *extra)
     if not strict:  # without execution, MyST-NB warns that cells have no lexer: expected here
         command.remove("-W")
-    start = time.perf_counter()
+    start, busy = time.perf_counter(), busy_seconds()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    if busy is not None:
+        CPU[name] = busy_seconds() - busy
     if result.returncode:
         sys.exit(f"build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return elapsed, EXECUTED.findall(result.stdout)
@@ -60,20 +87,7 @@ def timed_build(out: Path, *extra: str, strict: bool = True) -> tuple[float, lis
 
 def pages_loading(snippet: Path) -> int:
     """How many pages load ``snippet`` (what an edit of it must execute)."""
-    count = 0
-    for page in [
-        *ROOT.glob("*.md"),
-        *ROOT.glob("guide/*.md"),
-        *ROOT.glob("docs/*.md"),
-        *ROOT.glob("practice/**/*.md"),
-    ]:
-        loads = {
-            (page.parent / line.split(":load:", 1)[1].strip()).resolve()
-            for line in page.read_text(encoding="utf-8").splitlines()
-            if line.strip().startswith(":load:")
-        }
-        count += snippet.resolve() in loads
-    return count
+    return sum(snippet.resolve() in pages.loaded_snippets(page) for page in pages.book_pages(ROOT))
 
 
 def warm_snippets() -> tuple[float, int]:
@@ -120,10 +134,25 @@ def setup_time() -> float:
         return time.perf_counter() - start
 
 
+#: What a test run leaves in _build and reuses: removed before timing one, as on a fresh clone.
+TEST_STATE = ["html", "doctrees", "jupyter_execute", "records", "jax-cache", "test-site.json"]
+
+
 def test_time() -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=ROOT)
-    return time.perf_counter() - start
+    """Wall time of the whole suite from nothing built; exits if a test fails (the figure would
+    not be that of the suite)."""
+    subprocess.run(["bash", "tools/install_browser.sh"], cwd=ROOT, check=True)
+    for name in TEST_STATE:
+        path = ROOT / "_build" / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    start, busy = time.perf_counter(), busy_seconds()
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=ROOT, env={**os.environ, "CI": "1"})
+    elapsed = time.perf_counter() - start
+    if busy is not None:
+        CPU["test"] = busy_seconds() - busy
+    if result.returncode:
+        sys.exit(f"bench: the test suite failed (exit {result.returncode}); no figure for it")
+    return elapsed
 
 
 def main(argv: list[str]) -> None:
@@ -134,7 +163,7 @@ def main(argv: list[str]) -> None:
     load_before = os.getloadavg()
 
     shutil.rmtree(OUT, ignore_errors=True)
-    clean, clean_pages = timed_build(OUT)
+    clean, clean_pages = timed_build(OUT, name="clean")
     noop, noop_pages = timed_build(OUT)
     for path in TOUCHED:
         path.touch()
@@ -155,7 +184,12 @@ def main(argv: list[str]) -> None:
     floor = snippets_time + no_exec
 
     rows = [
-        ("clean build", f"{clean:7.1f} s", f"{len(clean_pages)} pages executed", f"<= floor ({floor:.1f} s)"),
+        (
+            "clean build",
+            f"{clean:7.1f} s",
+            f"{len(clean_pages)} pages executed" + cores("clean", clean),
+            f"<= floor ({floor:.1f} s)",
+        ),
         ("no-op rebuild", f"{noop:7.1f} s", f"{len(noop_pages)} pages executed", "<= 3 s"),
         (
             "touch, unchanged",
@@ -180,7 +214,7 @@ def main(argv: list[str]) -> None:
         (
             "make test",
             f"{tests:7.1f} s" if tests is not None else "    (--test)",
-            f"{tests / clean:.2f} x clean" if tests is not None else "",
+            f"{tests / clean:.2f} x clean" + cores("test", tests) if tests is not None else "",
             "<= 1.5 x clean",
         ),
     ]
@@ -188,9 +222,9 @@ def main(argv: list[str]) -> None:
         f"machine: {os.cpu_count()} cores; load average {load_before[0]:.1f} before, "
         f"{os.getloadavg()[0]:.1f} after; sphinx {' '.join(strict_command()[5:7])}"
     )
-    print(f"{'figure':18} {'value':>10}   {'detail':48} target")
+    print(f"{'figure':18} {'value':>10}   {'detail':56} target")
     for name, value, detail, target in rows:
-        print(f"{name:18} {value:>10}   {detail:48} {target}")
+        print(f"{name:18} {value:>10}   {detail:56} {target}")
 
 
 if __name__ == "__main__":
