@@ -49,6 +49,8 @@ html_theme_options = {
     "use_source_button": False,
 }
 html_last_updated_fmt = None
+# The book has no index entries: no empty "Index" page (and no time spent writing one).
+html_use_index = False
 # Canonical links, og:url and sitemap.xml when the hosting service tells us the site's address.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 notfound_urls_prefix = urlparse(html_baseurl).path or "/"

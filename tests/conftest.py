@@ -36,7 +36,7 @@ BUILT = "JAXBOOK_TEST_SITE_RUN"
 #: Seconds a test waits for the controller's build (the build's own limit).
 BUILD_TIMEOUT = 3600
 #: Fixtures that need the built site: tests using them run after the others.
-SITE_FIXTURES = {"site", "built_site", "site_root", "site_url", "build_records"}
+SITE_FIXTURES = {"site", "built_site", "site_root", "site_url", "build_records", "visitor"}
 
 
 @dataclass
@@ -137,9 +137,16 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests that need the site last (a stable sort: otherwise in collection order), so that
-    the others run while it builds. Every worker sorts the same way, as xdist requires."""
-    items.sort(key=lambda item: bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ()))))
+    """Tests that need the site last, so that the others run while it builds; in each part the
+    xdist groups first (the longest work, such as the wrong solutions' run), otherwise in
+    collection order (a stable sort; every worker sorts the same way, as xdist requires, and
+    ``--no-loadscope-reorder`` keeps xdist from moving groups ahead by size)."""
+
+    def key(item):
+        needs_site = bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+        return needs_site, item.get_closest_marker("xdist_group") is None
+
+    items.sort(key=key)
 
 
 @pytest.fixture(scope="session")

@@ -52,6 +52,13 @@ def test_every_source_page_is_published(built_site):
     assert not missing
 
 
+def test_no_empty_index_page_is_published_or_linked(built_site):
+    """The book has no index entries, so Sphinx's general index would be an empty page."""
+    assert not (HTML / "genindex.html").exists()
+    linked = [str(p.relative_to(HTML)) for p in pages() if "genindex.html" in p.read_text(encoding="utf-8")]
+    assert not linked, linked
+
+
 def test_no_build_machine_path_is_published(built_site):
     leaks = []
     for path in HTML.rglob("*"):

@@ -13,6 +13,7 @@ already built (the results then say nothing about the current sources).
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from jaxbook import ROOT
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML, is_local
+
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def pytest_configure(config):
@@ -113,3 +117,31 @@ def context(browser, site_url):
 @pytest.fixture
 def page(context):
     return context.new_page()
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, at the version package-lock.json pins."""
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    pinned = lock["packages"]["node_modules/axe-core"]["version"]
+    if not AXE_JS.is_file():
+        pytest.fail(
+            f"{AXE_JS.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` "
+            "(make test does) to install axe-core from package-lock.json"
+        )
+    installed = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))["version"]
+    assert installed == pinned, (
+        f"node_modules has axe-core {installed}, package-lock.json pins "
+        f"{pinned}: run `npm ci --ignore-scripts`"
+    )
+    return AXE_JS.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def visitor(browser, site_url, axe_source):
+    """The per-page visits of this worker (tests/browser/survey.py)."""
+    from tests.browser.survey import Visitor
+
+    visitor = Visitor(browser, site_url, axe_source)
+    yield visitor
+    visitor.close()

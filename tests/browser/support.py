@@ -63,8 +63,8 @@ def source_docnames() -> list[str]:
 
 
 def published_pages() -> list[str]:
-    """Every page a reader can open: one per source, plus Sphinx's search and index pages."""
-    return [f"{d}.html" for d in source_docnames()] + ["search.html", "genindex.html"]
+    """Every page a reader can open: one per source, plus Sphinx's search page."""
+    return [f"{d}.html" for d in source_docnames()] + ["search.html"]
 
 
 TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)

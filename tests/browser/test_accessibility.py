@@ -8,7 +8,6 @@ each page, never fetched at test time.
 
 from __future__ import annotations
 
-import json
 import re
 from html import unescape
 
@@ -17,30 +16,9 @@ import pytest
 from jaxbook import ROOT
 from tests.browser.conftest import offline
 from tests.browser.support import published_pages
+from tests.browser.survey import MODES, per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
-
-AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-MODES = ["light", "dark"]
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> str:
-    """axe-core's script, at the version package-lock.json pins."""
-    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
-    pinned = lock["packages"]["node_modules/axe-core"]["version"]
-    if not AXE_JS.is_file():
-        pytest.fail(
-            f"{AXE_JS.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` "
-            "(make test does) to install axe-core from package-lock.json"
-        )
-    installed = json.loads((AXE_JS.parent / "package.json").read_text(encoding="utf-8"))["version"]
-    assert installed == pinned, (
-        f"node_modules has axe-core {installed}, package-lock.json pins "
-        f"{pinned}: run `npm ci --ignore-scripts`"
-    )
-    return AXE_JS.read_text(encoding="utf-8")
 
 
 def mode_context(browser, site_url, mode: str, **options):
@@ -51,30 +29,6 @@ def mode_context(browser, site_url, mode: str, **options):
         f"localStorage.setItem('mode', '{mode}');localStorage.setItem('theme', '{mode}');"
     )
     return context
-
-
-@pytest.fixture(scope="module", params=MODES)
-def axe_page(request, browser, site_url, axe_source):
-    """One page per colour mode, reused for every page of the site, with axe-core injected into
-    every document it loads."""
-    mode = request.param
-    context = mode_context(browser, site_url, mode, viewport={"width": 1280, "height": 900})
-    context.add_init_script(axe_source)
-    page = context.new_page()
-    yield mode, page
-    context.close()
-
-
-RUN_AXE = """async (tags) => {
-  await document.fonts.ready;
-  const result = await axe.run(document, {runOnly: {type: "tag", values: tags},
-                                          resultTypes: ["violations"]});
-  return result.violations.map((v) => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map((n) => ({target: n.target.join(" "), html: n.html,
-                                summary: n.failureSummary})),
-  }));
-}"""
 
 
 def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> str:
@@ -92,15 +46,12 @@ def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> st
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("path", published_pages() + ["search.html?q=vmap"])
-def test_page_has_no_wcag_violations(axe_page, site_root, path):
-    mode, page = axe_page
+@pytest.mark.parametrize(("mode", "path"), per_page(published_pages() + ["search.html?q=vmap"], *MODES))
+def test_page_has_no_wcag_violations(visitor, site_root, mode, path):
     assert (site_root / path.split("?")[0]).is_file(), f"{path} was not built"
-    page.goto(path, wait_until="load")
-    assert page.evaluate("document.documentElement.dataset.theme") == mode
-    if "?q=" in path:
-        page.wait_for_selector("#search-results ul.search li a")
-    violations = page.evaluate(RUN_AXE, AXE_TAGS)
+    visit = visitor.visit(path, mode)
+    assert visit.theme[mode] == mode
+    violations = visit.violations[mode]
     assert not violations, describe(path, mode, violations)
 
 

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from tests.browser.conftest import offline
 from tests.browser.support import BUDGET, STEPS, WEIGHT_REPORT, published_pages
+from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -20,73 +20,23 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 NEVER = ("fontawesome.js", "tex-svg.js", "mathjax")
 
 
-@pytest.fixture(scope="module")
-def weighing_page(browser, site_url):
-    """One page for every load, with the browser's cache turned off (Chrome DevTools Protocol;
-    the offline routes turn it off too): each load downloads everything, as a first visit with
-    an empty cache does, without the cost of a new context (a renderer process) per page. Every
-    load checks that no file came from the cache."""
-    context = offline(browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900}))
-    page = context.new_page()
-    devtools = context.new_cdp_session(page)
-    devtools.send("Network.enable")
-    devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    page.from_cache = []  # requests the browser answered from its cache (there must be none)
-
-    def served_from_cache(event):
-        page.from_cache.append(event)
-
-    def received(event):
-        if event["response"].get("fromDiskCache"):
-            page.from_cache.append(event)
-
-    devtools.on("Network.requestServedFromCache", served_from_cache)
-    devtools.on("Network.responseReceived", received)
-    yield page
-    context.close()
-
-
-def load(page, path: str) -> dict[str, int]:
-    """Bytes of every response of one load of `path` (the page's cache is off)."""
-    responses = []
-    page.from_cache.clear()
-    if page.url.startswith("http"):
-        page.evaluate("localStorage.clear(); sessionStorage.clear()")  # a first visit
-
-    def record(response):
-        responses.append(response)
-
-    page.on("response", record)
-    try:
-        page.goto(path, wait_until="load")
-        page.evaluate("document.fonts.ready.then(() => true)")
-        page.wait_for_timeout(200)  # late requests: fonts, deferred scripts
-    finally:
-        page.remove_listener("response", record)
-    assert not page.from_cache, f"{path}: {len(page.from_cache)} files came from the browser's cache"
-    sizes = {}
-    for response in responses:
-        try:
-            sizes[response.url.split("?")[0]] = len(response.body())
-        except Exception:  # redirects and aborted requests have no body
-            pass
-    return sizes
-
-
-def test_every_load_downloads_everything(weighing_page):
-    """The cache really is off: a page loaded again downloads the same files again, byte for
-    byte, and none comes from the browser's cache (load() asserts it)."""
-    first, again = load(weighing_page, "index.html"), load(weighing_page, "index.html")
-    assert len(first) >= 10 and again == first, sorted(set(first) ^ set(again))
+def test_every_load_downloads_everything(visitor):
+    """The cache really is off: a page visited again downloads the same files again, byte for
+    byte, and none comes from the browser's cache."""
+    first, again = visitor.first_visit("index.html"), visitor.first_visit("index.html")
+    assert not first.from_cache and not again.from_cache, again.from_cache[:3]
+    assert len(first.sizes) >= 10 and again.sizes == first.sizes, sorted(set(first.sizes) ^ set(again.sizes))
 
 
 WEIGHED = sorted(set(published_pages()) | {f"guide/{s}.html" for s in STEPS})
 
 
-# One test per page, so that xdist spreads the loads over every worker.
-@pytest.mark.parametrize("path", WEIGHED)
-def test_page_stays_within_the_budget(weighing_page, site_root, path):
-    sizes = load(weighing_page, path)
+# One test per page, in the visit of tests/browser/survey.py.
+@pytest.mark.parametrize("path", per_page(WEIGHED))
+def test_page_stays_within_the_budget(visitor, site_root, path):
+    visit = visitor.visit(path)
+    assert not visit.from_cache, f"{path}: {len(visit.from_cache)} files came from the browser's cache"
+    sizes = visit.sizes
     weight = {"bytes": sum(sizes.values()), "requests": len(sizes)}
     WEIGHT_REPORT.mkdir(parents=True, exist_ok=True)
     (WEIGHT_REPORT / (path.replace("/", "--") + ".json")).write_text(
