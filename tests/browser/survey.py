@@ -150,6 +150,7 @@ class Visitor:
     def first_visit(self, path: str) -> Visit:
         """Load ``path`` in light mode with nothing stored and nothing cached."""
         page, recorder = self.page, self.recorder
+        recorder.settle(page)  # what the previous page still fetches is not this page's
         if page.url.startswith("http"):
             page.evaluate("localStorage.clear(); sessionStorage.clear()")
         recorder.clear()
