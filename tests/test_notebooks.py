@@ -2,7 +2,8 @@
 
 Each notebook from ``_build/html/_sources/`` is executed with nbclient in a fresh folder outside
 the repository, by the plain ``python3`` ipykernel (not the book's kernel), with no JAX device
-flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository. Its cells are compared
+flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository (only the test
+session's JAX compilation cache, see :func:`reader_env`). Its cells are compared
 with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
 strict build): the same cells error, with the same exception class, and the cells the download
 adds never error. A practice notebook's check must report "not yet" for the starter and every
