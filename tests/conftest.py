@@ -55,12 +55,28 @@ def save_site(build: SiteBuild, run: str | None) -> None:
     tmp.replace(RESULT)
 
 
-def build_site(run: str | None = None) -> SiteBuild:
-    """Run the strict build of the book and keep its result in RESULT."""
-    result = subprocess.run(strict_command(), cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    build = SiteBuild(result.returncode, result.stdout, result.stderr, HTML)
+def _start() -> subprocess.Popen:
+    return subprocess.Popen(
+        strict_command(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _finish(process: subprocess.Popen, run: str | None) -> SiteBuild:
+    """Wait for the build (at most BUILD_TIMEOUT) and keep its result in RESULT."""
+    try:
+        stdout, stderr = process.communicate(timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        stderr += f"\nthe build did not finish within {BUILD_TIMEOUT} s and was stopped"
+    build = SiteBuild(process.returncode, stdout, stderr, HTML)
     save_site(build, run)
     return build
+
+
+def build_site(run: str | None = None) -> SiteBuild:
+    """Run the strict build of the book and keep its result in RESULT."""
+    return _finish(_start(), run)
 
 
 def load_site(path: Path = RESULT) -> dict:
@@ -88,20 +104,8 @@ def start_build(run: str) -> None:
     """Start the strict build in the background; its result lands in RESULT, marked ``run``."""
     global _controller_build
     RESULT.unlink(missing_ok=True)
-    _controller_build = subprocess.Popen(
-        strict_command(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-    def finish(process: subprocess.Popen) -> None:
-        try:
-            stdout, stderr = process.communicate(timeout=BUILD_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-            stderr += f"\nthe build did not finish within {BUILD_TIMEOUT} s and was stopped"
-        save_site(SiteBuild(process.returncode, stdout, stderr, HTML), run)
-
-    threading.Thread(target=finish, args=(_controller_build,), name="site-build", daemon=True).start()
+    _controller_build = _start()
+    threading.Thread(target=_finish, args=(_controller_build, run), name="site-build", daemon=True).start()
 
 
 def wait_for_site(run: str) -> SiteBuild:

@@ -11,8 +11,8 @@ noisy: the load average is printed with the figures).
 - ratio:   clean / floor
 - set-up:  ``--setup``: a fresh .venv from requirements.lock (tools/bootstrap.sh, in a scratch copy)
 - test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up), from
-           nothing built, as CI runs it (the site, the records and the tests' compilation cache
-           are removed first; the browser tests need Chromium, which this installs as make test does)
+           nothing built, as CI runs it (everything in _build but the bench's own builds is removed
+           first; the browser tests need Chromium, which this installs as make test does)
 
 Each timed figure also shows the CPU the whole machine spent meanwhile (busy core-seconds, from
 /proc/stat): on a machine whose cores are all busy, only less work makes it faster.
@@ -63,6 +63,15 @@ def busy_seconds() -> float | None:
 CPU: dict[str, float] = {}  # figure -> busy core-seconds of the machine while it ran
 
 
+@contextlib.contextmanager
+def machine_cpu(name: str):
+    """Record in CPU[name] the core-seconds the machine is busy during the block (if it can tell)."""
+    busy = busy_seconds()
+    yield
+    if busy is not None:
+        CPU[name] = busy_seconds() - busy
+
+
 def cores(name: str, seconds: float) -> str:
     """``name``'s CPU: busy core-seconds, and how many cores that kept busy on average."""
     if name not in CPU:
@@ -70,16 +79,14 @@ def cores(name: str, seconds: float) -> str:
     return f"; {CPU[name]:.0f} core-s ({CPU[name] / seconds:.2f} cores busy)"
 
 
-def timed_build(out: Path, *extra: str, strict: bool = True, name: str = "") -> tuple[float, list[str]]:
-    """Seconds, and the pages executed (the machine's CPU meanwhile goes to CPU[name])."""
+def timed_build(out: Path, *extra: str, strict: bool = True) -> tuple[float, list[str]]:
+    """Seconds, and the pages executed."""
     command = strict_command(ROOT, out, *extra)
     if not strict:  # without execution, MyST-NB warns that cells have no lexer: expected here
         command.remove("-W")
-    start, busy = time.perf_counter(), busy_seconds()
+    start = time.perf_counter()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
-    if busy is not None:
-        CPU[name] = busy_seconds() - busy
     if result.returncode:
         sys.exit(f"build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return elapsed, EXECUTED.findall(result.stdout)
@@ -134,22 +141,19 @@ def setup_time() -> float:
         return time.perf_counter() - start
 
 
-#: What a test run leaves in _build and reuses: removed before timing one, as on a fresh clone.
-TEST_STATE = ["html", "doctrees", "jupyter_execute", "records", "jax-cache", "test-site.json"]
-
-
 def test_time() -> float:
     """Wall time of the whole suite from nothing built; exits if a test fails (the figure would
     not be that of the suite)."""
     subprocess.run(["bash", "tools/install_browser.sh"], cwd=ROOT, check=True)
-    for name in TEST_STATE:
-        path = ROOT / "_build" / name
-        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    start, busy = time.perf_counter(), busy_seconds()
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=ROOT, env={**os.environ, "CI": "1"})
+    for path in (ROOT / "_build").iterdir():  # a fresh clone has no _build (the bench's own aside)
+        if path != OUT:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    start = time.perf_counter()
+    with machine_cpu("test"):
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q"], cwd=ROOT, env={**os.environ, "CI": "1"}
+        )
     elapsed = time.perf_counter() - start
-    if busy is not None:
-        CPU["test"] = busy_seconds() - busy
     if result.returncode:
         sys.exit(f"bench: the test suite failed (exit {result.returncode}); no figure for it")
     return elapsed
@@ -163,7 +167,8 @@ def main(argv: list[str]) -> None:
     load_before = os.getloadavg()
 
     shutil.rmtree(OUT, ignore_errors=True)
-    clean, clean_pages = timed_build(OUT, name="clean")
+    with machine_cpu("clean"):
+        clean, clean_pages = timed_build(OUT)
     noop, noop_pages = timed_build(OUT)
     for path in TOUCHED:
         path.touch()

@@ -124,7 +124,8 @@ def print_page_weights(terminalreporter, started: float) -> None:
 
     files = [f for f in WEIGHT_REPORT.glob("*.json") if f.stat().st_mtime >= started]
     pages = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    steps = [p for p in pages if p["page"] in {f"guide/{s}.html" for s in STEPS}]
+    step_pages = {f"guide/{s}.html" for s in STEPS}
+    steps = [p for p in pages if p["page"] in step_pages]
     for label, measured in (("heaviest", pages), ("heaviest step", steps)):
         if measured:
             page = max(measured, key=lambda p: p["bytes"])
