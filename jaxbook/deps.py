@@ -8,6 +8,7 @@ Imports are read statically (``ast``), so nothing is executed in the Sphinx proc
 from __future__ import annotations
 
 import ast
+import hashlib
 from pathlib import Path
 
 from jaxbook import ROOT
@@ -69,3 +70,17 @@ def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
                     seen.add(file)
                     stack.append(file)
     return [path] + sorted(seen - {path})
+
+
+def code_version(*paths: Path, root: Path = ROOT) -> int:
+    """A number that changes whenever ``paths`` or a project module they import changes.
+
+    Each of the book's Sphinx extensions returns the version of its own code as its
+    ``env_version``: Sphinx starts from a fresh environment when one differs from the last build's,
+    so an edit to the machinery re-executes and rewrites every page, as an edit to a snippet does
+    for the pages that load it."""
+    digest = hashlib.sha256()
+    for path in paths:
+        for file in project_dependencies(path, root):
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
+    return int(digest.hexdigest()[:15], 16)

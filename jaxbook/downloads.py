@@ -20,7 +20,9 @@ the site's, code cells and outputs unchanged, plus what the build's kernel provi
   the tests against the reader's file.
 
 MyST directives in Markdown cells are rewritten for Jupyter: ``literalinclude`` becomes the file's
-code, ``dropdown`` a ``<details>`` block; ``toctree`` is dropped. Added cells carry
+code, ``dropdown`` a ``<details>`` block; ``toctree`` is dropped. A link to another page of the book
+(``[pytrees](pytrees.md)``) goes to that page on the site (:func:`page_links`): a reader's folder
+holds no ``.md`` files. Added cells carry
 ``metadata.jaxbook.role`` (``setup``, ``helper``, ``attempt``, ``check``) so tests can tell them
 from the site's cells, which keep their ``load`` metadata.
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import json
+import posixpath
 import re
 import sys
 from html import escape
@@ -40,7 +43,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from jaxbook import book_root, runtime
-from jaxbook.deps import project_dependencies
+from jaxbook.deps import code_version, project_dependencies
 from jaxbook.snippet import parse_declaration
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
@@ -49,6 +52,8 @@ PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
 #: Packages that JAX imports only when a function is called.
 CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
+#: A Markdown link to a page of the book: ``](relative/path.md)`` or ``](path.md#anchor)``.
+PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<anchor>#[^\s()]*)?\)")
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
@@ -57,7 +62,9 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         return
     page = Path(app.env.doc2path(pagename)).resolve()
     notebook = json.loads(executed.read_text(encoding="utf-8"))
-    reader = reader_notebook(notebook, page, book_root(), app.config.nb_merge_streams)
+    reader = reader_notebook(
+        notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
+    )
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -78,14 +85,21 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
 # -- the reader's notebook ------------------------------------------------------------------------
 
 
-def reader_notebook(notebook: dict, page: Path, root: Path, merge_streams: bool = True) -> dict:
-    """The executed ``notebook`` of ``page`` as a notebook that runs outside the repository."""
+def reader_notebook(
+    notebook: dict, page: Path, root: Path, merge_streams: bool = True, site: str = ""
+) -> dict:
+    """The executed ``notebook`` of ``page`` as a notebook that runs outside the repository;
+    ``site``: the base URL of the published book ("" in a local build, see :func:`page_links`)."""
     problem = practice_problem(page, root)
+    docname = page.relative_to(root).with_suffix("").as_posix()
     cells: list[dict] = []
     written: set[Path] = set()
     for cell in notebook["cells"]:
         if cell["cell_type"] == "markdown":
-            cells += markdown_cells(source(cell), page, problem)
+            for added in markdown_cells(source(cell), page, problem):
+                if added["cell_type"] == "markdown":
+                    added["source"] = page_links(added["source"], docname, site)
+                cells.append(added)
             continue
         cell["source"] = source(cell)
         if merge_streams:
@@ -118,6 +132,23 @@ def reader_notebook(notebook: dict, page: Path, root: Path, merge_streams: bool 
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"
     return notebook
+
+
+def page_links(text: str, docname: str, site: str) -> str:
+    """``text`` with its links to pages of the book (``](../guide/jit.md#anchor)``, relative to
+    the page ``docname``) pointing at those pages on the site: absolute under ``site``, the base URL
+    of the published book; without one (a local build), relative to where the notebook sits in the
+    built site (``_sources/<docname>.ipynb``)."""
+
+    def link(match: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), match.group("path")))
+        anchor = match.group("anchor") or ""
+        if site:
+            return f"]({site.rstrip('/')}/{target}.html{anchor})"
+        here = posixpath.join("_sources", posixpath.dirname(docname))
+        return f"]({posixpath.relpath(f'{target}.html', here)}{anchor})"
+
+    return PAGE_LINK.sub(link, text)
 
 
 def practice_problem(page: Path, root: Path) -> Path | None:
@@ -307,4 +338,9 @@ def without_merged_streams(outputs: list[dict]) -> list[dict]:
 def setup(app):
     # Before sphinx-book-theme builds its download menu (default priority 500).
     app.connect("html-page-context", on_html_page_context, priority=400)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "1",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": code_version(Path(__file__)),
+    }

@@ -11,10 +11,13 @@ page and line.
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from docutils import nodes
 from latex2mathml.converter import convert
 from sphinx.util import logging
+
+from jaxbook.deps import code_version
 
 logger = logging.getLogger(__name__)
 
@@ -59,4 +62,9 @@ def on_config_inited(app, config) -> None:
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
     app.connect("config-inited", on_config_inited)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "1",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": code_version(Path(__file__)),
+    }

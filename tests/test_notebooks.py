@@ -286,6 +286,34 @@ def test_notebook_structure(page):
         )
 
 
+MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.mark.build
+def test_links_in_the_notebooks_reach_pages_of_the_site(built_site):
+    """A reader's folder has no .md files: each link of a downloaded notebook to another page
+    opens that page of the built site, at an anchor the page has (hosted builds link to absolute
+    URLs instead: tests/test_publishing.py)."""
+    sources = built_site / "_sources"
+    problems, checked = [], 0
+    for notebook in sorted(sources.rglob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for target in MARKDOWN_LINK.findall(text):
+            if re.match(r"[a-z][a-z0-9+.-]*:|#", target):
+                continue  # another site, or a place on the same page
+            path, _, anchor = target.partition("#")
+            page = (notebook.parent / path).resolve()
+            where = f"{notebook.relative_to(sources)}: ]({target})"
+            checked += 1
+            if path.endswith(".md") or not page.is_relative_to(built_site.resolve()) or not page.is_file():
+                problems.append(f"{where} is no page of the site")
+            elif anchor and f'id="{anchor}"' not in page.read_text(encoding="utf-8"):
+                problems.append(f"{where}: the page has no id {anchor!r}")
+    assert checked > 100, f"only {checked} links to pages found: the notebooks' links were lost"
+    assert not problems, "\n".join(problems)
+
+
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
     import subprocess

@@ -30,7 +30,8 @@ def hosted(tmp_path_factory):
     book.page(
         "demo",
         "demo/hello.py",
-        body="A page whose first paragraph is long enough to become the description of the page.",
+        body="A page whose first paragraph is long enough to become the description of the page.\n\n"
+        "Next, [the landing page](../index.md#test-book).",
     )
     (book.root / "404.md").write_text(
         "---\norphan: true\n---\n# Page not found\n\nTry the [start](index.md).\n"
@@ -50,6 +51,8 @@ def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     text = "".join("".join(o.get("text", "")) for o in outputs)
     assert "sum: 6" in text, "the notebook carries real outputs"
     assert text.count("second line") == 1, f"each printed line appears once: {text!r}"
+    markdown = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "[the landing page](https://books.example.org/jax/en/latest/index.html#test-book)" in markdown
 
 
 @hosted_book

@@ -87,6 +87,43 @@ def test_changing_the_execution_key_reexecutes_every_page(book):
     assert tokens(again, "b") != book.before["b"]
 
 
+def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
+    """Each jaxbook extension declares the version of its code as its ``env_version``
+    (jaxbook.deps.code_version). Here the last build's environment records another version of one
+    extension, as after an edit to its code: the next build starts afresh and executes every page."""
+    import pickle
+
+    from jaxbook.build import BUILD
+
+    extensions = re.search(r"^extensions = \[(.*?)\]", (book.root / "conf.py").read_text(), re.S | re.M)
+    ours = set(re.findall(r'"(jaxbook\.\w+)"', extensions.group(1)))
+    environment = book.root / BUILD / "doctrees" / "environment.pickle"
+    env = pickle.loads(environment.read_bytes())
+    assert ours and ours <= set(env.version), f"extensions without a code version: {ours - set(env.version)}"
+    env.version = {**env.version, "jaxbook.downloads": env.version["jaxbook.downloads"] + 1}
+    environment.write_bytes(pickle.dumps(env))
+    again = book.build()
+    assert again.returncode == 0, again.output
+    assert tokens(again, "a") != book.before["a"]
+    assert tokens(again, "b") != book.before["b"]
+
+
+def test_the_code_version_follows_the_modules_a_file_imports(tmp_path):
+    from jaxbook.deps import code_version
+
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text("")
+    (tmp_path / "tool" / "ext.py").write_text("from tool import helper\n")
+    (tmp_path / "tool" / "helper.py").write_text("X = 1\n")
+    (tmp_path / "tool" / "unrelated.py").write_text("Y = 1\n")
+    first = code_version(tmp_path / "tool" / "ext.py", root=tmp_path)
+    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) == first
+    (tmp_path / "tool" / "unrelated.py").write_text("Y = 2\n")
+    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) == first
+    (tmp_path / "tool" / "helper.py").write_text("X = 2\n")
+    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) != first
+
+
 def test_the_build_runs_on_eight_emulated_devices(tmp_path):
     book = Book(tmp_path)
     book.snippet(
