@@ -26,8 +26,6 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook.deps import code_version
-
 logger = logging.getLogger(__name__)
 
 #: The code that turns inputs into outputs: a cached output is used only while it is unchanged.
@@ -364,9 +362,4 @@ def setup(app):
     app.connect("doctree-read", on_doctree_read)
     app.connect("build-finished", subset_icon_fonts)
     app.connect("build-finished", purge_stylesheets)
-    return {
-        "version": "1",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-        "env_version": code_version(Path(__file__)),
-    }
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

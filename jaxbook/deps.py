@@ -8,7 +8,7 @@ Imports are read statically (``ast``), so nothing is executed in the Sphinx proc
 from __future__ import annotations
 
 import ast
-import hashlib
+import functools
 from pathlib import Path
 
 from jaxbook import ROOT
@@ -24,7 +24,20 @@ def _module_files(name: str, root: Path) -> list[Path]:
         for candidate in (base.with_suffix(".py"), base / "__init__.py"):
             if candidate.is_file():
                 found.append(candidate)
+        if not base.is_dir():
+            break  # nothing deeper in the project (jax.numpy, os.path)
     return found
+
+
+def _statements(body: list):
+    """Every statement of ``body``, including those nested in functions, classes and blocks
+    (an import is a statement: expressions need not be searched)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
 
 
 def _package_of(path: Path, root: Path) -> list[str]:
@@ -34,9 +47,16 @@ def _package_of(path: Path, root: Path) -> list[str]:
 def imported_names(path: Path, root: Path = ROOT) -> set[str]:
     """Dotted names of the modules ``path`` imports (absolute form; ``from x import y`` also
     yields ``x.y`` in case ``y`` is a submodule). Raises SyntaxError for invalid code."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return set(_imported_names(path.read_text(encoding="utf-8"), path, root))
+
+
+@functools.cache
+def _imported_names(text: str, path: Path, root: Path) -> frozenset[str]:
+    """:func:`imported_names` of ``path`` holding ``text`` (each file is parsed once per process,
+    whatever the number of pages and extensions that depend on it)."""
+    tree = ast.parse(text, filename=str(path))
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -49,7 +69,7 @@ def imported_names(path: Path, root: Path = ROOT) -> set[str]:
             if base:
                 names.add(base)
             names.update(f"{base}.{alias.name}".lstrip(".") for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
@@ -70,17 +90,3 @@ def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
                     seen.add(file)
                     stack.append(file)
     return [path] + sorted(seen - {path})
-
-
-def code_version(*paths: Path, root: Path = ROOT) -> int:
-    """A number that changes whenever ``paths`` or a project module they import changes.
-
-    Each of the book's Sphinx extensions returns the version of its own code as its
-    ``env_version``: Sphinx starts from a fresh environment when one differs from the last build's,
-    so an edit to the machinery re-executes and rewrites every page, as an edit to a snippet does
-    for the pages that load it."""
-    digest = hashlib.sha256()
-    for path in paths:
-        for file in project_dependencies(path, root):
-            digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
-    return int(digest.hexdigest()[:15], 16)

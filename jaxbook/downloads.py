@@ -43,7 +43,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from jaxbook import book_root, runtime
-from jaxbook.deps import code_version, project_dependencies
+from jaxbook.deps import project_dependencies
 from jaxbook.snippet import parse_declaration
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
@@ -338,9 +338,4 @@ def without_merged_streams(outputs: list[dict]) -> list[dict]:
 def setup(app):
     # Before sphinx-book-theme builds its download menu (default priority 500).
     app.connect("html-page-context", on_html_page_context, priority=400)
-    return {
-        "version": "1",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-        "env_version": code_version(Path(__file__)),
-    }
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

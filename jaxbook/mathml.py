@@ -11,13 +11,10 @@ page and line.
 from __future__ import annotations
 
 from html import escape
-from pathlib import Path
 
 from docutils import nodes
 from latex2mathml.converter import convert
 from sphinx.util import logging
-
-from jaxbook.deps import code_version
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +59,4 @@ def on_config_inited(app, config) -> None:
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
     app.connect("config-inited", on_config_inited)
-    return {
-        "version": "1",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-        "env_version": code_version(Path(__file__)),
-    }
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

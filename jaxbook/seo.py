@@ -13,8 +13,6 @@ from xml.sax.saxutils import escape as xml_escape
 
 from docutils import nodes
 
-from jaxbook.deps import code_version
-
 DESCRIPTION_LENGTH = 200
 
 
@@ -65,9 +63,4 @@ def on_build_finished(app, exception) -> None:
 def setup(app):
     app.connect("html-page-context", on_html_page_context)
     app.connect("build-finished", on_build_finished)
-    return {
-        "version": "1",
-        "parallel_read_safe": True,
-        "parallel_write_safe": True,
-        "env_version": code_version(Path(__file__)),
-    }
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

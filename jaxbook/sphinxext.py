@@ -5,7 +5,7 @@
 - The snippet and every project module it imports become Sphinx dependencies of the page, so an
   edit re-executes exactly the pages that use it; pages whose execution failed are re-read on the
   next build; a change of JAX version or device settings (``jaxbook_execution_key``) re-reads all,
-  and so does an edit to the machinery (each extension's ``env_version`` is the version of its code).
+  and so does an edit to any file of ``jaxbook/`` (the ``env_version`` is :func:`jaxbook.machinery_version`).
 - Sphinx decides by modification time; :func:`unchanged_content` keeps a page that only looks
   newer (a ``touch``, a checkout, a save without edits) from being read and executed again: the
   page and every file it depends on are compared by content hash with the last successful read.
@@ -27,8 +27,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, nbadapter, runtime
-from jaxbook.deps import code_version, project_dependencies
+from jaxbook import ROOT, book_root, machinery_version, nbadapter, runtime
+from jaxbook.deps import project_dependencies
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
 
 logger = logging.getLogger(__name__)
@@ -311,11 +311,9 @@ def setup(app):
     app.connect("html-page-context", on_html_page_context)
     app.add_css_file("jaxbook.css")
     app.add_js_file("search-summary.js")
-    # The version covers the kernel and its provisioner too: what they run is what pages show.
-    machinery = [Path(__file__), ROOT / "jaxbook" / "kernel.py", ROOT / "jaxbook" / "provisioner.py"]
     return {
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": code_version(*machinery),
+        "env_version": machinery_version(),  # an edit to jaxbook/ re-executes every page
     }

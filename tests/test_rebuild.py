@@ -6,6 +6,8 @@ import json
 import os
 import random
 import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,19 +90,18 @@ def test_changing_the_execution_key_reexecutes_every_page(book):
 
 
 def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
-    """Each jaxbook extension declares the version of its code as its ``env_version``
-    (jaxbook.deps.code_version). Here the last build's environment records another version of one
-    extension, as after an edit to its code: the next build starts afresh and executes every page."""
+    """The book's extension declares the version of jaxbook/ as its ``env_version``. Here the last
+    build's environment records another version, as after an edit to the machinery: the next
+    build starts afresh and executes every page."""
     import pickle
 
+    from jaxbook import machinery_version
     from jaxbook.build import BUILD
 
-    extensions = re.search(r"^extensions = \[(.*?)\]", (book.root / "conf.py").read_text(), re.S | re.M)
-    ours = set(re.findall(r'"(jaxbook\.\w+)"', extensions.group(1)))
     environment = book.root / BUILD / "doctrees" / "environment.pickle"
     env = pickle.loads(environment.read_bytes())
-    assert ours and ours <= set(env.version), f"extensions without a code version: {ours - set(env.version)}"
-    env.version = {**env.version, "jaxbook.downloads": env.version["jaxbook.downloads"] + 1}
+    assert env.version["jaxbook.sphinxext"] == machinery_version()
+    env.version = {**env.version, "jaxbook.sphinxext": machinery_version() + 1}
     environment.write_bytes(pickle.dumps(env))
     again = book.build()
     assert again.returncode == 0, again.output
@@ -108,20 +109,22 @@ def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
     assert tokens(again, "b") != book.before["b"]
 
 
-def test_the_code_version_follows_the_modules_a_file_imports(tmp_path):
-    from jaxbook.deps import code_version
+def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkeypatch):
+    import jaxbook
 
-    (tmp_path / "tool").mkdir()
-    (tmp_path / "tool" / "__init__.py").write_text("")
-    (tmp_path / "tool" / "ext.py").write_text("from tool import helper\n")
-    (tmp_path / "tool" / "helper.py").write_text("X = 1\n")
-    (tmp_path / "tool" / "unrelated.py").write_text("Y = 1\n")
-    first = code_version(tmp_path / "tool" / "ext.py", root=tmp_path)
-    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) == first
-    (tmp_path / "tool" / "unrelated.py").write_text("Y = 2\n")
-    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) == first
-    (tmp_path / "tool" / "helper.py").write_text("X = 2\n")
-    assert code_version(tmp_path / "tool" / "ext.py", root=tmp_path) != first
+    package = tmp_path / "jaxbook"
+    shutil.copytree(Path(jaxbook.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(jaxbook, "__file__", str(package / "__init__.py"))
+    first = jaxbook.machinery_version()
+    assert jaxbook.machinery_version() == first
+    (package / "__pycache__").mkdir(exist_ok=True)
+    (package / "__pycache__" / "kernel.cpython-312.pyc").write_bytes(b"compiled")
+    assert jaxbook.machinery_version() == first  # compiled files are no source
+    for edited in ("downloads.py", "kernel.py", "kernels/python3/kernel.json"):
+        path = package / edited
+        path.write_text(path.read_text() + "\n")
+        assert jaxbook.machinery_version() != first, f"an edit to {edited} went unnoticed"
+        first = jaxbook.machinery_version()
 
 
 def test_the_build_runs_on_eight_emulated_devices(tmp_path):
