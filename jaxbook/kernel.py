@@ -14,8 +14,11 @@ It is IPython's kernel with three changes, installed before the first cell runs:
    which fails the build.
 4. What the snippet showed (printed text, display markers, the trimmed traceback) is normalised
    and compared with its expected output, ``<name>.out`` (:mod:`jaxbook.outputs`); a difference
-   fails the cell with a diff. A request marked ``write`` rewrites the file instead
-   (``make outputs``). Either way a build record is written (:mod:`jaxbook.records`).
+   fails the cell with a diff. When the request says that more snippets follow on the page
+   (``"more"``, sent by :mod:`jaxbook.nbadapter`), the cell shows its diff and the page goes on;
+   the page's last snippet, or the first one that breaks its contract, then fails with every
+   difference of the page, so one build reports them all. A request marked ``write`` rewrites the
+   file instead (``make outputs``). Either way a build record is written (:mod:`jaxbook.records`).
 
 The Sphinx extension points Jupyter at ``jaxbook/kernels`` so that notebooks asking for the
 ``python3`` kernel get this one, started by :mod:`jaxbook.provisioner`. That provisioner keeps a
@@ -107,12 +110,32 @@ def install(shell) -> None:
             )
         path = Path(meta["snippet"])
         name = snippet.display_path(path)
-        source = snippet.source_of(path)
-        if source.rstrip() != raw.rstrip():
-            raise snippet.SnippetError(f"{name}: the cell's code is not the text of this file")
-        run_snippet(path, name, source, write=bool(meta.get("write")))
+        try:
+            source = snippet.source_of(path)
+            if source.rstrip() != raw.rstrip():
+                raise snippet.SnippetError(f"{name}: the cell's code is not the text of this file")
+            problem = run_snippet(path, name, source, write=bool(meta.get("write")))
+        except snippet.SnippetError as exc:
+            if not _differences:
+                raise
+            raise snippet.SnippetError(page_differences(str(exc))) from exc.__cause__
+        if meta.get("more") and problem:  # shown now, raised with the page's last snippet
+            _differences.append(problem)
+            shell._showtraceback(
+                snippet.SnippetError, snippet.SnippetError(problem), [f"SnippetError: {problem}"]
+            )
+        elif not meta.get("more") and (problem or _differences):
+            raise snippet.SnippetError(page_differences(problem))
 
-    def run_snippet(path: Path, name: str, source: str, write: bool) -> None:
+    def page_differences(last: str | None) -> str:
+        problems = [*_differences, *([last] if last else [])]
+        _differences.clear()
+        if len(problems) == 1:
+            return problems[0]
+        return f"{len(problems)} problems on this page:\n\n" + "\n\n".join(problems)
+
+    def run_snippet(path: Path, name: str, source: str, write: bool) -> str | None:
+        """Run the snippet; return how its output differs from the expected one (None if not)."""
         root = book_root()
         shown: list[str] = []
         seen: list[str] = []
@@ -172,8 +195,7 @@ def install(shell) -> None:
             problem = outputs.difference(name, expected, text)
             state = "same" if problem is None else ("missing" if expected is None else "differs")
         records.write(path, root, **fields, warnings=seen, output=text, expected=state)
-        if problem:
-            raise snippet.SnippetError(problem)
+        return problem
 
     def show_snippet_error(shell_, etype, value, tb, tb_offset=None):
         text = f"{etype.__name__}: {value}"
@@ -207,6 +229,7 @@ def install(shell) -> None:
 
 _baseline: dict = {}
 _busy: set = set()
+_differences: list[str] = []  # of the page's earlier snippets, not yet raised
 
 
 def new_page(shell) -> None:
@@ -251,6 +274,7 @@ def new_page(shell) -> None:
     for name in set(shell.user_ns) - _baseline["user_ns"]:
         del shell.user_ns[name]
     shell.execution_count = 1
+    _differences.clear()
     gc.collect()
 
 

@@ -7,7 +7,10 @@ which is where the Jupyter protocol carries per-cell data (IPython hands it to `
 listeners as ``ExecutionInfo.cell_meta``). :func:`install` therefore wraps
 ``nbclient.NotebookClient.async_execute_cell`` so that, while a cell executes, the client's
 session adds ``{"jaxbook": {"snippet": "<absolute path>"}}`` to the messages it sends (jupyter
-client's ``Session.metadata``: "the default top-level metadata dict for each message").
+client's ``Session.metadata``: "the default top-level metadata dict for each message"), with
+``"more": true`` when snippet cells follow it on the page (``self.nb.cells[cell_index + 1:]``):
+the kernel then reports an output that differs at the page's last snippet, with every other
+difference on the page, instead of stopping the page at the first one.
 
 ``tests/test_nbadapter.py`` checks each of these assumptions and fails loudly when an upgrade
 changes one of them.
@@ -23,8 +26,9 @@ from jaxbook.outputs import METADATA_KEY
 _MARK = "_jaxbook_snippet_path"
 
 
-def snippet_metadata(cell, resources: dict) -> dict:
-    """The execute request metadata naming ``cell``'s snippet (empty for a cell without one)."""
+def snippet_metadata(cell, resources: dict, more: bool = False) -> dict:
+    """The execute request metadata naming ``cell``'s snippet (empty for a cell without one);
+    ``more``: snippet cells follow it on the page."""
     load = (cell.get("metadata") or {}).get("load")
     folder = (resources.get("metadata") or {}).get("path")
     if not load:
@@ -35,7 +39,12 @@ def snippet_metadata(cell, resources: dict) -> dict:
             "(resources['metadata']['path']); cannot resolve ':load: "
             f"{load}'. Has an upgrade of MyST-NB or nbclient changed this?"
         )
-    return {METADATA_KEY: {"snippet": str((Path(folder) / load).resolve())}}
+    meta = {"snippet": str((Path(folder) / load).resolve())}
+    return {METADATA_KEY: {**meta, "more": True} if more else meta}
+
+
+def loads_a_snippet(cell) -> bool:
+    return cell.get("cell_type") == "code" and bool((cell.get("metadata") or {}).get("load"))
 
 
 def install() -> None:
@@ -52,7 +61,8 @@ def install() -> None:
         if session is None:
             return await original(self, cell, cell_index, *args, **kwargs)
         saved = session.metadata
-        session.metadata = {**saved, **snippet_metadata(cell, self.resources)}
+        more = any(loads_a_snippet(later) for later in self.nb.cells[cell_index + 1 :])
+        session.metadata = {**saved, **snippet_metadata(cell, self.resources, more)}
         try:
             return await original(self, cell, cell_index, *args, **kwargs)
         finally:

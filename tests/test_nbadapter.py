@@ -33,7 +33,10 @@ def test_nbclient_passes_the_notebook_folder_and_executes_cells_one_method():
     assert parameters[:3] == ["self", "cell", "cell_index"], parameters
     body = inspect.getsource(inspect.unwrap(client.NotebookClient.async_execute_cell))
     assert "self.kc.execute(" in body, "nbclient no longer sends cells with kc.execute"
-    assert "await self.async_execute_cell(" in inspect.getsource(client.NotebookClient.async_execute)
+    execute_all = inspect.getsource(client.NotebookClient.async_execute)
+    assert "await self.async_execute_cell(" in execute_all
+    # nbadapter reads the cells after cell_index from self.nb, the notebook being executed
+    assert "enumerate(self.nb.cells)" in execute_all, "nbclient no longer indexes self.nb.cells"
 
 
 def test_jupyter_client_session_metadata_reaches_the_execute_request():
@@ -62,6 +65,10 @@ def test_snippet_metadata_resolves_the_load_path_against_the_page_folder(tmp_pat
     meta = nbadapter.snippet_metadata(cell, {"metadata": {"path": str(tmp_path / "guide")}})
     assert meta == {METADATA_KEY: {"snippet": str((tmp_path / "snippets/a/b.py").resolve())}}
     assert nbadapter.snippet_metadata({"metadata": {}}, {}) == {}
+    later = nbadapter.snippet_metadata(cell, {"metadata": {"path": str(tmp_path / "guide")}}, more=True)
+    assert later == {METADATA_KEY: {**meta[METADATA_KEY], "more": True}}
+    assert nbadapter.loads_a_snippet({"cell_type": "code", "metadata": {"load": "a.py"}})
+    assert not nbadapter.loads_a_snippet({"cell_type": "markdown", "metadata": {}})
 
 
 def test_install_wraps_nbclient_once():

@@ -1,5 +1,6 @@
 """The build compares every snippet's output with its expected .out file (one throwaway build,
-several pages: a page stops at its first failing cell, so each failure gets its own page)."""
+several pages: a page stops at its first snippet that breaks its contract, so each such failure
+gets its own page; outputs that differ are all reported, with the page's last snippet)."""
 
 from __future__ import annotations
 
@@ -33,10 +34,14 @@ def build(tmp_path_factory):
     )
     book.snippet("flip/check.py", "print('same:', 1 + 1 == 3)\n", "same: True\n")
     book.snippet("flip/after.py", "print('after')\n", "after\n")
+    book.snippet("flip/later.py", "print('later:', 2)\n", "later: 1\n")
+    book.snippet("mixed/differs.py", "print('mixed:', 2)\n", "mixed: 1\n")
+    book.snippet("mixed/breaks.py", "raise ValueError('undeclared')\n", "\n")
     book.snippet("missing/none.py", "print('no expected file')\n")
     book.snippet("dep/old.py", UNDECLARED, "whatever\n")
     book.page("twins", "twins/one.py", "twins/two.py", "twins/plot.py", "twins/declared.py")
-    book.page("flip", "flip/check.py", "flip/after.py")
+    book.page("flip", "flip/check.py", "flip/after.py", "flip/later.py")
+    book.page("mixed", "mixed/differs.py", "mixed/breaks.py")
     book.page("missing", "missing/none.py")
     book.page("dep", "dep/old.py")
     return book.build()
@@ -64,6 +69,24 @@ def test_changed_output_fails_naming_the_snippet_with_a_diff_and_the_command(bui
     assert "-same: True" in output and "+same: False" in output
     assert "make outputs SNIPPET=snippets/flip/check.py" in output
     assert "same: False" in build.page("flip")  # the page shows the real output
+
+
+def test_every_output_that_differs_on_a_page_is_reported_by_one_build(build):
+    """The page goes on after a difference: the next snippets run, and the last one fails with
+    every difference of the page (one build, not one build per difference)."""
+    output = build.output
+    assert "2 problems on this page" in output
+    assert "snippets/flip/later.py: output differs from snippets/flip/later.out" in output
+    assert "-later: 1" in output and "+later: 2" in output
+    assert "make outputs SNIPPET=snippets/flip/later.py" in output
+    assert "snippets/flip/after.py" not in output  # it ran, and matched its .out
+    assert "after" in build.page("flip")
+
+
+def test_a_difference_is_reported_with_the_contract_break_that_stops_the_page(build):
+    output = build.output
+    assert "snippets/mixed/differs.py: output differs from snippets/mixed/differs.out" in output
+    assert "snippets/mixed/breaks.py" in output and "ValueError: undeclared" in output
 
 
 def test_missing_expected_output_fails_with_the_same_instruction(build):
