@@ -37,6 +37,10 @@ CELL_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
 ANY_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 YAML_LOAD = re.compile(r"^load:\s*(?P<value>.*)$")
+YAML_TAGS = re.compile(r"^tags:\s*(?P<value>.*)$")
+#: Cell tags with which MyST-NB publishes a cell that did not run under the contract: any
+#: exception passes (raises-exception), or the code is shown without running (skip-execution).
+UNCHECKED_TAGS = ("raises-exception", "skip-execution")
 TOP_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.S)
 
 
@@ -49,10 +53,19 @@ def _closes(line: str, fence: str) -> bool:
 class Cell:
     """A ``{code-cell}`` found in a page's source: where it is and what it loads."""
 
-    def __init__(self, start: int, end: int, load: str | None, load_line: int, body: list[str]):
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        load: str | None,
+        load_line: int,
+        body: list[str],
+        tags: tuple[str, int] | None = None,
+    ):
         self.start, self.end = start, end  # 0-based line indexes of the fences
         self.load, self.load_line = load, load_line  # 1-based line of the :load: option
         self.body = body
+        self.tags = tags  # the :tags: option's text and 1-based line, if the cell has one
 
 
 def find_cells(lines: list[str]) -> list[Cell]:
@@ -71,7 +84,7 @@ def find_cells(lines: list[str]) -> list[Cell]:
             continue
         fence = opened.group("fence")
         start, j = i, i + 1
-        load, load_line, body, in_yaml, options_done = None, 0, [], False, False
+        load, load_line, body, in_yaml, options_done, tags = None, 0, [], False, False, None
         while j < len(lines):
             text = lines[j].strip()
             if _closes(lines[j], fence):
@@ -83,16 +96,20 @@ def find_cells(lines: list[str]) -> list[Cell]:
                     in_yaml, options_done = False, True
                 elif YAML_LOAD.match(text):
                     load, load_line = YAML_LOAD.match(text).group("value").strip(), j + 1
+                elif YAML_TAGS.match(text):
+                    tags = YAML_TAGS.match(text).group("value"), j + 1
             elif not options_done and OPTION.match(text):
                 found = OPTION.match(text)
                 if found.group("key") == "load":
                     load, load_line = found.group("value").strip(), j + 1
+                elif found.group("key") == "tags":
+                    tags = found.group("value"), j + 1
             else:
                 options_done = True
                 if text:
                     body.append(lines[j])
             j += 1
-        cells.append(Cell(start, j, load, load_line or start + 1, body))
+        cells.append(Cell(start, j, load, load_line or start + 1, body, tags))
         i = j + 1
     return cells
 
@@ -123,6 +140,34 @@ def check_cell(page: Path, cell: Cell) -> tuple[Path | None, str | None]:
     return path, None
 
 
+def page_execution_settings(top_matter: str) -> list[tuple[str, int]]:
+    """A problem, with its 1-based line, for each execution setting a page's top matter makes
+    (``mystnb: {execution_allow_errors: true}`` would let any exception through): how pages run
+    is the book's setting, in conf.py."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(top_matter) or {}
+    except yaml.YAMLError:
+        return []  # MyST reports malformed top matter itself
+    settings = data.get("mystnb") if isinstance(data, dict) else None
+    if not isinstance(settings, dict):
+        return []
+    lines = top_matter.split("\n")
+    problems = []
+    for key in settings:
+        if str(key).startswith("execution"):
+            line = next((i for i, text in enumerate(lines, 2) if text.strip().startswith(f"{key}:")), 1)
+            problems.append(
+                (
+                    f"the page sets '{key}' under 'mystnb': pages run as conf.py says, every one "
+                    "under the snippet contract; remove it",
+                    line,
+                )
+            )
+    return problems
+
+
 def on_source_read(app, docname: str, source: list[str]) -> None:
     """Validate the page's code cells and record what the page depends on."""
     env = app.env
@@ -138,11 +183,26 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
             "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
             location=(docname, 1),
         )
+    for problem, line in page_execution_settings(top.group("body") if top else ""):
+        logger.error(problem, location=(docname, line))
     changed = False
     for cell in cells:
         path, error = check_cell(page, cell)
+        unchecked = [t for t in UNCHECKED_TAGS if cell.tags and t in cell.tags[0]]
+        if unchecked:
+            path, error = (
+                None,
+                (
+                    f"the tag {unchecked[0]!r} would publish this cell without checking it (MyST-NB lets "
+                    "any exception through, or skips the run): declare an expected error in the snippet "
+                    "('# raises: ValueError', see docs/contributing.md)"
+                ),
+            )
+            location = cell.tags[1]
+        else:
+            location = cell.load_line
         if error:
-            logger.error(error, location=(docname, cell.load_line))
+            logger.error(error, location=(docname, location))
             # Keep the build going (so every problem is reported at once) without executing it.
             lines[cell.start] = lines[cell.start].replace("{code-cell}", "text", 1)
             changed = True

@@ -61,6 +61,15 @@ def broken(tmp_path_factory):
     path = book.page("inline")
     path.write_text(path.read_text() + "\n```{code-cell} ipython3\nprint('not from a snippet')\n```\n")
     book.page("bare", "demo/ok.py", top_matter=False)
+    # MyST-NB's own ways to let a failing cell through: a cell tag, a page's execution settings.
+    path = book.page("tagged")
+    path.write_text(
+        path.read_text() + "\n```{code-cell} ipython3\n:load: ../snippets/demo/boom.py\n"
+        ":tags: [raises-exception]\n```\n"
+    )
+    path = book.page("allowed", "demo/boom.py")
+    text = path.read_text()
+    path.write_text(text.replace("---\n", "---\nmystnb:\n  execution_allow_errors: true\n", 1))
     book.page("good", "demo/ok.py")
     return book, book.build(), book.build()
 
@@ -159,6 +168,21 @@ def test_inline_code_cell_is_rejected(broken):
 @broken_book
 def test_page_without_top_matter_is_rejected(broken):
     assert_reported(broken[1], "bare", "guide/bare.md:1", "must start with the top matter")
+
+
+@broken_book
+def test_a_tag_that_lets_any_exception_through_is_rejected(broken):
+    book = broken[0]
+    line = (book.root / "guide" / "tagged.md").read_text().splitlines().index(":tags: [raises-exception]")
+    assert_reported(broken[1], "tagged", f"guide/tagged.md:{line + 1}", "the tag 'raises-exception'")
+    assert "ValueError" not in broken[1].page("tagged")  # the cell is not run, let alone published
+
+
+@broken_book
+def test_a_page_cannot_change_how_its_cells_run(broken):
+    assert_reported(
+        broken[1], "allowed", "guide/allowed.md:3", "sets 'execution_allow_errors' under 'mystnb'"
+    )
 
 
 @broken_book
