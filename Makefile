@@ -49,8 +49,7 @@ bench: $(VENV) $(AXE)
 # uv reads the hashes from the index (pip-tools downloads every wheel to hash it); pins already in
 # requirements.lock are kept unless requirements.in asks otherwise (make upgrade moves them).
 lock: $(VENV)
-	$(PY) -m venv _build/locker && _build/locker/bin/pip install --quiet -r tools/uv-requirements.txt
-	_build/locker/bin/uv pip compile --quiet --generate-hashes -o requirements.lock requirements.in
+	$(PY) -m jaxbook.upgrade compile
 
 clean:
 	rm -rf _build

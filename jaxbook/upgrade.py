@@ -4,7 +4,7 @@
 
 1. ``python -m jaxbook.upgrade lock [--jax X]`` -- remembers every expected output, pins JAX and
    jaxlib in ``requirements.in`` (to X, or to the newest the index serves) and re-resolves
-   ``requirements.in`` into ``requirements.lock`` with ``uv pip compile``, as ``make lock`` does;
+   ``requirements.in`` into ``requirements.lock`` with :func:`compile_lock`, as ``make lock`` does;
 2. ``tools/bootstrap.sh`` -- rebuilds ``.venv`` from the new lock;
 3. ``python -m jaxbook.upgrade outputs`` -- runs every snippet in the book's kernel with the new
    versions, rewrites the expected outputs, and prints a per-page summary: which snippets changed
@@ -53,27 +53,34 @@ def locked_version(lock: str, package: str) -> str:
     return found.group(1)
 
 
-def _pip_compile(root: Path, work: Path, source: Path, output: Path) -> None:
-    """Resolve ``source`` into the hashed lock ``output`` with the options of ``make lock``.
-
-    ``uv pip compile``, as ``make lock`` does, when ``uv`` is in the locker venv (it reads hashes
-    from the index; pip-tools, the fallback, downloads every wheel of every platform to hash it).
-    """
+def compile_lock(root: Path, source: Path, output: Path, upgrade: bool = False) -> None:
+    """Resolve ``source`` into the hashed lock ``output`` with ``uv pip compile`` (it reads the
+    hashes from the index). ``make lock`` keeps the pins already in the lock (``upgrade`` False);
+    ``make upgrade`` moves them. uv is the one ``tools/uv-requirements.txt`` pins and hashes,
+    installed into ``_build/locker``: every lock is written by the same uv, whoever runs it."""
     locker = root / "_build" / "locker"
-    if not (locker / "bin" / "pip-compile").exists():
+    uv = locker / "bin" / "uv"
+    if not uv.exists():
         subprocess.run([sys.executable, "-m", "venv", str(locker)], check=True)
-        subprocess.run([str(locker / "bin" / "pip"), "install", "--quiet", "pip-tools", "uv"], check=True)
-    options = ["--upgrade", "--generate-hashes", "-o", str(output), str(source)]
-    if (locker / "bin" / "uv").exists():
-        command = [str(locker / "bin" / "uv"), "pip", "compile", "--quiet", *options]
-    else:
-        command = [
-            str(locker / "bin" / "pip-compile"),
-            "--quiet",
-            "--strip-extras",
-            "--allow-unsafe",
-            *options,
-        ]
+        pinned = root / "tools" / "uv-requirements.txt"
+        installed = subprocess.run([str(locker / "bin" / "pip"), "install", "--quiet", "-r", str(pinned)])
+        if installed.returncode:
+            raise SystemExit(
+                f"lock: could not install uv from {pinned.relative_to(root)} (no wheel for this "
+                "platform, or no package index); re-resolve the lock on a machine that has one"
+            )
+    options = ["--upgrade"] if upgrade else []
+    command = [
+        str(uv),
+        "pip",
+        "compile",
+        "--quiet",
+        "--generate-hashes",
+        *options,
+        "-o",
+        str(output),
+        str(source),
+    ]
     subprocess.run(command, check=True, cwd=root)
 
 
@@ -96,10 +103,10 @@ def lock(root: Path, version: str | None) -> None:
     if version is None:  # the newest JAX the index serves, with everything else
         probe = work / "requirements.in"
         probe.write_text(pin(requirements.read_text(encoding="utf-8"), None), encoding="utf-8")
-        _pip_compile(root, work, probe, work / "newest.lock")
+        compile_lock(root, probe, work / "newest.lock", upgrade=True)
         version = locked_version((work / "newest.lock").read_text(encoding="utf-8"), "jax")
     requirements.write_text(pin(requirements.read_text(encoding="utf-8"), version), encoding="utf-8")
-    _pip_compile(root, work, Path("requirements.in"), Path("requirements.lock"))
+    compile_lock(root, Path("requirements.in"), Path("requirements.lock"), upgrade=True)
     print(f"upgrade: requirements.lock re-resolved with jax=={version}")
 
 
@@ -181,10 +188,14 @@ def main(argv: list[str] | None = None) -> int:
     step = sub.add_parser("lock", help="snapshot outputs, pin JAX, re-resolve requirements.lock")
     step.add_argument("--jax", help="JAX and jaxlib version (default: the newest)")
     sub.add_parser("outputs", help="rewrite expected outputs and print the summary")
+    sub.add_parser("compile", help="make lock: re-resolve requirements.in, keeping the current pins")
     args = parser.parse_args(argv)
     root = book_root()
     if args.step == "lock":
         lock(root, args.jax)
+        return 0
+    if args.step == "compile":
+        compile_lock(root, Path("requirements.in"), Path("requirements.lock"))
         return 0
     return rerun(root)
 

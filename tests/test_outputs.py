@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -314,6 +317,46 @@ def test_upgrade_pins_jax_and_jaxlib_only():
     text = "# deps\njax==0.12.0.1\njaxlib==0.12.0.1\noptax\njaxtyping==1.0\n"
     assert pin(text, "0.11.2") == "# deps\njax==0.11.2\njaxlib==0.11.2\noptax\njaxtyping==1.0\n"
     assert pin(text, None) == "# deps\njax\njaxlib\noptax\njaxtyping==1.0\n"
+
+
+def test_make_lock_and_make_upgrade_resolve_with_the_same_pinned_uv(tmp_path, monkeypatch):
+    """One command line for both (jaxbook.upgrade.compile_lock); only make upgrade moves pins."""
+    from jaxbook import upgrade
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "uv-requirements.txt").write_text("uv==0.0.0 --hash=sha256:00\n")
+    calls = []
+
+    def run(command, **kwargs):
+        calls.append([str(c) for c in command])
+        if command[-2:] == ["-r", str(tmp_path / "tools" / "uv-requirements.txt")]:
+            (tmp_path / "_build" / "locker" / "bin").mkdir(parents=True, exist_ok=True)
+            (tmp_path / "_build" / "locker" / "bin" / "uv").touch()
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(upgrade.subprocess, "run", run)
+    upgrade.compile_lock(tmp_path, Path("requirements.in"), Path("requirements.lock"))
+    upgrade.compile_lock(tmp_path, Path("requirements.in"), Path("requirements.lock"), upgrade=True)
+    uv = str(tmp_path / "_build" / "locker" / "bin" / "uv")
+    compiles = [c for c in calls if c[0] == uv]
+    assert compiles == [
+        [uv, "pip", "compile", "--quiet", "--generate-hashes", "-o", "requirements.lock", "requirements.in"],
+        [
+            uv,
+            "pip",
+            "compile",
+            "--quiet",
+            "--generate-hashes",
+            "--upgrade",
+            "-o",
+            "requirements.lock",
+            "requirements.in",
+        ],
+    ]
+    installs = [c for c in calls if "install" in c]
+    assert len(installs) == 1 and installs[0][-1].endswith("tools/uv-requirements.txt")  # once, pinned
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^lock:.*\n\t\$\(PY\) -m jaxbook.upgrade compile$", makefile, re.M)
 
 
 def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
