@@ -140,6 +140,11 @@ def check_cell(page: Path, cell: Cell) -> tuple[Path | None, str | None]:
     return path, None
 
 
+def unchecked_tag(cell: Cell) -> str | None:
+    """The first of :data:`UNCHECKED_TAGS` among the cell's tags, if any."""
+    return next((tag for tag in UNCHECKED_TAGS if cell.tags and tag in cell.tags[0]), None)
+
+
 def page_execution_settings(top_matter: str) -> list[tuple[str, int]]:
     """A problem, with its 1-based line, for each execution setting a page's top matter makes
     (``mystnb: {execution_allow_errors: true}`` would let any exception through): how pages run
@@ -188,19 +193,15 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
     changed = False
     for cell in cells:
         path, error = check_cell(page, cell)
-        unchecked = [t for t in UNCHECKED_TAGS if cell.tags and t in cell.tags[0]]
-        if unchecked:
-            path, error = (
-                None,
-                (
-                    f"the tag {unchecked[0]!r} would publish this cell without checking it (MyST-NB lets "
-                    "any exception through, or skips the run): declare an expected error in the snippet "
-                    "('# raises: ValueError', see docs/contributing.md)"
-                ),
+        location = cell.load_line
+        tag = unchecked_tag(cell)
+        if tag:
+            path, location = None, cell.tags[1]
+            error = (
+                f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
+                "exception through, or skips the run): declare an expected error in the snippet "
+                "('# raises: ValueError', see docs/contributing.md)"
             )
-            location = cell.tags[1]
-        else:
-            location = cell.load_line
         if error:
             logger.error(error, location=(docname, location))
             # Keep the build going (so every problem is reported at once) without executing it.

@@ -52,6 +52,12 @@ CHROMIUM_ARGS = [
 ]
 
 
+def chosen_mode_js(mode: str) -> str:
+    """Script that stores colour mode ``mode`` as a reader's choice: the theme reads it from
+    localStorage when a page loads."""
+    return f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}')"
+
+
 def source_docnames() -> list[str]:
     """Docnames of the book's sources (the same globs as tests/test_site.py), sorted."""
     sources = [

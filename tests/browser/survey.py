@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import offline
+from tests.browser.support import chosen_mode_js
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 MODES = ["light", "dark"]
@@ -179,9 +180,7 @@ class Visitor:
         visit = self.visits[path]
         if mode not in visit.violations:
             # As a reader who chose the mode: the theme reads it from localStorage at load.
-            self.page.evaluate(
-                f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}')"
-            )
+            self.page.evaluate(chosen_mode_js(mode))
             self._goto(path)
             visit.theme[mode] = self.page.evaluate("document.documentElement.dataset.theme")
             visit.violations[mode] = self.page.evaluate(RUN_AXE, AXE_TAGS)
