@@ -166,6 +166,22 @@ def kernel_environment(root: Path | None = None) -> dict:
     return env
 
 
+def execute_request(session, snippet: Path, **meta) -> dict:
+    """The execute request for ``snippet`` (its code, and its absolute path in the metadata under
+    :data:`METADATA_KEY`, as :mod:`jaxbook.nbadapter` sends it in the build), made by a client's
+    ``session``; ``meta``: more of that metadata, such as ``write=True``."""
+    content = {
+        "code": snippet.read_text(encoding="utf-8"),
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": False,
+    }
+    metadata = {METADATA_KEY: {"snippet": str(snippet.resolve()), **meta}}
+    return session.msg("execute_request", content, metadata=metadata)
+
+
 class Kernel:
     """The book's kernel (``jaxbook/kernels/python3``) started for a few snippets.
 
@@ -194,20 +210,7 @@ class Kernel:
 
     def run(self, snippet: Path, write: bool = False, timeout: float = 900) -> dict:
         """Execute ``snippet`` as a build cell does; return the execute reply's content."""
-        source = snippet.read_text(encoding="utf-8")
-        content = {
-            "code": source,
-            "silent": False,
-            "store_history": True,
-            "user_expressions": {},
-            "allow_stdin": False,
-            "stop_on_error": False,
-        }
-        msg = self.kc.session.msg(
-            "execute_request",
-            content,
-            metadata={METADATA_KEY: {"snippet": str(snippet.resolve()), "write": write}},
-        )
+        msg = execute_request(self.kc.session, snippet, write=write)
         self.kc.shell_channel.send(msg)
         while True:
             reply = self.kc.get_shell_msg(timeout=timeout)

@@ -114,30 +114,31 @@ def find_cells(lines: list[str]) -> list[Cell]:
     return cells
 
 
-def check_cell(page: Path, cell: Cell) -> tuple[Path | None, str | None]:
-    """Return (snippet path, None) for a valid cell, or (None, error message)."""
+def check_cell(page: Path, cell: Cell) -> tuple[list[Path], str | None]:
+    """Return (the files the cell's snippet runs, None) for a valid cell, the snippet first and then
+    the project modules it imports (:func:`jaxbook.deps.project_dependencies`), or ([], error)."""
     if cell.body:
-        return None, (
+        return [], (
             "a code cell must not contain inline code: put it in a file under "
             "snippets/ and load it with ':load: <path>'"
         )
     if not cell.load:
-        return None, "a code cell must load a snippet: add ':load: <path to snippets/...py>'"
+        return [], "a code cell must load a snippet: add ':load: <path to snippets/...py>'"
     path = (page.parent / cell.load).resolve()
     if not path.is_relative_to(book_root() / "snippets"):
-        return None, f"':load: {cell.load}' is outside snippets/: every code cell comes from snippets/"
+        return [], f"':load: {cell.load}' is outside snippets/: every code cell comes from snippets/"
     if not path.is_file():
-        return None, f"snippet file not found: {display_path(path)} (from ':load: {cell.load}')"
+        return [], f"snippet file not found: {display_path(path)} (from ':load: {cell.load}')"
     try:
         source = path.read_text(encoding="utf-8")
         compile(source, display_path(path), "exec")
         parse_declaration(source, display_path(path))
-        project_dependencies(path, book_root())
+        files = project_dependencies(path, book_root())
     except SyntaxError as exc:
-        return None, f"{display_path(exc.filename or path)}:{exc.lineno}: syntax error: {exc.msg}"
+        return [], f"{display_path(exc.filename or path)}:{exc.lineno}: syntax error: {exc.msg}"
     except SnippetError as exc:
-        return None, str(exc)
-    return path, None
+        return [], str(exc)
+    return files, None
 
 
 def unchecked_tag(cell: Cell) -> str | None:
@@ -192,11 +193,11 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
         logger.error(problem, location=(docname, line))
     changed = False
     for cell in cells:
-        path, error = check_cell(page, cell)
+        files, error = check_cell(page, cell)
         location = cell.load_line
         tag = unchecked_tag(cell)
         if tag:
-            path, location = None, cell.tags[1]
+            location = cell.tags[1]
             error = (
                 f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
                 "exception through, or skips the run): declare an expected error in the snippet "
@@ -208,7 +209,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
             lines[cell.start] = lines[cell.start].replace("{code-cell}", "text", 1)
             changed = True
             continue
-        for dependency in project_dependencies(path, book_root()):
+        for dependency in files:
             env.note_dependency(str(dependency))
     if changed:
         source[0] = "\n".join(lines)

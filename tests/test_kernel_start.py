@@ -12,7 +12,7 @@ import pytest
 from jupyter_client.manager import AsyncKernelManager
 
 from jaxbook import ROOT
-from jaxbook.outputs import METADATA_KEY
+from jaxbook.outputs import execute_request
 from jaxbook.provisioner import PORTS, BookProvisioner
 
 pytestmark = pytest.mark.build  # starts real kernels
@@ -40,16 +40,8 @@ def run_async(coroutine):
 
 async def run_snippet(kc, path: Path) -> dict:
     """Execute the snippet at ``path`` the way the build asks (its file named in the request's
-    metadata, jaxbook.nbadapter); keep its printed output in ``outputs``."""
-    content = {
-        "code": path.read_text(),
-        "silent": False,
-        "store_history": False,
-        "user_expressions": {},
-        "allow_stdin": False,
-        "stop_on_error": True,
-    }
-    msg = kc.session.msg("execute_request", content, metadata={METADATA_KEY: {"snippet": str(path)}})
+    metadata, jaxbook.outputs.execute_request); keep its printed output in ``outputs``."""
+    msg = execute_request(kc.session, path)
     kc.shell_channel.send(msg)
     while True:
         message = await kc.get_iopub_msg(timeout=120)
