@@ -16,6 +16,8 @@ from tests.helpers import Book
 
 # Builds run side by side: their kernels bind ports the OS assigns (tests/test_kernel_start.py).
 pytestmark = pytest.mark.build
+#: The tests of one book: on one worker, so that its first build is made once.
+same_book = pytest.mark.xdist_group("rebuild-book")
 
 # Each snippet prints a fresh token, so a page's output changes exactly when it is re-executed.
 TOKEN = "import uuid\n\nprint('run', uuid.uuid4().hex)\n"
@@ -25,9 +27,13 @@ def tokens(build, docname):
     return re.findall(r"run [0-9a-f]{32}", build.page(docname))
 
 
-@pytest.fixture
-def book(tmp_path):
-    book = Book(tmp_path)
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory):
+    """Two pages, one importing helpers, built once; :func:`book` gives each test this book as
+    the build left it."""
+    folder = tmp_path_factory.mktemp("rebuild")
+    (folder / "book").mkdir()
+    book = Book(folder / "book")
     book.snippet("shared/_helper.py", "GREETING = 'hello'\n")
     book.snippet("shared/_indirect.py", "from snippets.shared._helper import GREETING\n")
     book.snippet(
@@ -41,9 +47,23 @@ def book(tmp_path):
     assert first.returncode == 0, first.output
     book.before = {page: tokens(first, page) for page in ("a", "b")}
     assert all(len(found) == 1 for found in book.before.values())
+    pristine = folder / "pristine"
+    shutil.copytree(book.root, pristine, symlinks=True)  # copy2: modification times kept
+    return book, pristine
+
+
+@pytest.fixture
+def book(first_build):
+    """The first build's book, restored file by file (times included) at the path it was built
+    in, since Sphinx refuses an environment whose source folder moved: what each test edits or
+    rebuilds is gone before the next test."""
+    book, pristine = first_build
+    shutil.rmtree(book.root)
+    shutil.copytree(pristine, book.root, symlinks=True)
     return book
 
 
+@same_book
 def test_noop_rebuild_executes_nothing(book):
     again = book.build()
     assert again.returncode == 0, again.output
@@ -51,6 +71,7 @@ def test_noop_rebuild_executes_nothing(book):
     assert tokens(again, "b") == book.before["b"]
 
 
+@same_book
 def test_touching_files_executes_nothing(book):
     """Sphinx sees newer files; their content is the same, so nothing is read or executed."""
     for path in ("snippets/a/uses_helper.py", "snippets/shared/_helper.py", "guide/b.md"):
@@ -62,6 +83,7 @@ def test_touching_files_executes_nothing(book):
     assert tokens(again, "b") == book.before["b"]
 
 
+@same_book
 def test_editing_a_snippet_reexecutes_only_its_page(book):
     book.snippet("b/standalone.py", TOKEN + "print('edited')\n")
     again = book.build()
@@ -71,6 +93,7 @@ def test_editing_a_snippet_reexecutes_only_its_page(book):
     assert tokens(again, "a") == book.before["a"]
 
 
+@same_book
 def test_editing_an_imported_helper_reexecutes_the_pages_that_import_it(book):
     # _helper is imported through _indirect: the dependency is followed transitively.
     book.snippet("shared/_helper.py", "GREETING = 'changed greeting'\n")
@@ -81,6 +104,7 @@ def test_editing_an_imported_helper_reexecutes_the_pages_that_import_it(book):
     assert tokens(again, "b") == book.before["b"]
 
 
+@same_book
 def test_changing_the_execution_key_reexecutes_every_page(book):
     # The key holds the JAX/jaxlib versions and device settings (jaxbook.runtime.execution_key).
     again = book.build("-D", "jaxbook_execution_key=jax==0.0.0;devices=1")
@@ -89,6 +113,7 @@ def test_changing_the_execution_key_reexecutes_every_page(book):
     assert tokens(again, "b") != book.before["b"]
 
 
+@same_book
 def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
     """The book's extension declares the version of jaxbook/ as its ``env_version``. Here the last
     build's environment records another version, as after an edit to the machinery: the next
