@@ -90,3 +90,23 @@ def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
     later.prune()
     assert len(list((tmp_path / "jaxbook-a11y").glob("css-*"))) == 1
     assert calls == [b"one", b"three"]
+
+
+def test_a_page_s_words_are_every_class_name_it_can_use():
+    page = '<div class="used bs-x"><p id="a1">Déjà vu</p><script>el.add("show")</script>'.encode()
+    words = a11y.words_of(page).decode().split("\n")
+    assert {"div", "used", "bs-x", "a1", "Déjà", "show"} <= set(words)
+    assert words == sorted(set(words))
+
+
+def test_a_subset_font_is_the_same_file_in_every_build():
+    import time
+    from pathlib import Path
+
+    import pydata_sphinx_theme
+
+    font = next(Path(pydata_sphinx_theme.__file__).parent.rglob("fa-solid-900.woff2")).read_bytes()
+    first = a11y.subset_font_bytes(font, {0xF002})
+    time.sleep(1.1)  # the font's date has a resolution of one second
+    assert a11y.subset_font_bytes(font, {0xF002}) == first
+    assert 0 < len(first) < len(font)

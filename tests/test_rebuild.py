@@ -65,10 +65,16 @@ def book(first_build):
 
 @same_book
 def test_noop_rebuild_executes_nothing(book):
+    """...and compiles no template: the theme's are kept from the first build (Jinja's bytecode
+    cache, jaxbook.sphinxext.on_builder_inited)."""
+    compiled = book.root / "_build" / "doctrees" / "jinja"
+    kept = {path.name: path.stat().st_mtime_ns for path in compiled.iterdir()}
+    assert len(kept) > 10, kept
     again = book.build()
     assert again.returncode == 0, again.output
     assert tokens(again, "a") == book.before["a"]
     assert tokens(again, "b") == book.before["b"]
+    assert {path.name: path.stat().st_mtime_ns for path in compiled.iterdir()} == kept
 
 
 @same_book
