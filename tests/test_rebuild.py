@@ -65,8 +65,8 @@ def book(first_build):
 
 @same_book
 def test_noop_rebuild_executes_nothing(book):
-    """...and compiles no template: the theme's are kept from the first build (Jinja's bytecode
-    cache, jaxbook.sphinxext.on_builder_inited)."""
+    """Nor does it compile a template: the theme's are kept from the first build (Jinja's
+    bytecode cache, jaxbook.sphinxext.on_builder_inited)."""
     compiled = book.root / "_build" / "doctrees" / "jinja"
     kept = {path.name: path.stat().st_mtime_ns for path in compiled.iterdir()}
     assert len(kept) > 10, kept
