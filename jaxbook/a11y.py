@@ -310,10 +310,9 @@ def outside_parentheses(selector: str) -> str:
 def alive(selector: str, words: set[str]) -> bool:
     """False when the selector needs a class that no page or script has."""
     selector = COMMENT.sub("", selector)  # "/* Name.Function */ .nf" names no class Function
-    return all(
-        name in words or name.startswith(SAFE_PREFIXES)
-        for name in CLASS.findall(outside_parentheses(selector))
-    )
+    names = CLASS.findall(outside_parentheses(selector))
+    # Every name is looked up, so that what a purge asks does not depend on the answers.
+    return all([name in words or name.startswith(SAFE_PREFIXES) for name in names])
 
 
 def purge(css: str, words: set[str], start: int = 0, end: int | None = None) -> str:
@@ -340,6 +339,42 @@ def words_of(data: bytes) -> bytes:
     return "\n".join(sorted(set(WORD.findall(data.decode(errors="replace"))))).encode()
 
 
+class Lookups(set):
+    """A set of words that remembers every name looked up in it."""
+
+    def __init__(self, words):
+        super().__init__(words)
+        self.names: set[str] = set()
+
+    def __contains__(self, name) -> bool:
+        self.names.add(name)
+        return super().__contains__(name)
+
+
+def purged_stylesheet(css: str, words: set[str], asked: Memo, kept: Memo) -> str:
+    """``purge(css, words)``, kept by the stylesheet and by the answers the purge needs: which of
+    the class names its selectors use are in ``words``. A word that no selector names (a new word
+    of prose, a file's cache-busting hash) changes nothing, so the purge is not made again.
+    ``asked`` keeps each stylesheet's class names, ``kept`` the purged stylesheets."""
+    done = {}
+
+    def purge_and_ask() -> bytes:
+        lookups = Lookups(words)
+        done["purged"] = purge(css, lookups)
+        return "\n".join(sorted(lookups.names)).encode()
+
+    names = asked.get(purge_and_ask, css.encode())
+    answers = "\n".join(sorted(set(names.decode().split("\n")) & words)).encode()
+    purged = kept.get(
+        lambda: (done["purged"] if "purged" in done else purge(css, words)).encode(), css.encode(), answers
+    )
+    # Sphinx copies some stylesheets only when they are missing: the next build finds this one
+    # purged in place. Purging it again gives it back unchanged (it names a subset of the names).
+    asked.get(lambda: names, purged)
+    kept.get(lambda: purged, purged, answers)
+    return purged.decode()
+
+
 def purge_stylesheets(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -352,18 +387,18 @@ def purge_stylesheets(app, exception) -> None:
         words = found.get(lambda: words_of(data), data)
         tokens.update(filter(None, words.decode().split("\n")))
     found.prune()
-    words = "\n".join(sorted(tokens)).encode()
-    memo = Memo(app, "css")
+    asked, kept = Memo(app, "classes"), Memo(app, "css")
     before = after = 0
     for stylesheet in sorted(static.rglob("*.css")):
         if stylesheet.name.startswith("mystnb."):
             continue  # MyST-NB will not overwrite a changed copy: a warning in the next build
         css = stylesheet.read_text(encoding="utf-8")
-        purged = memo.get(lambda: purge(css, tokens).encode(), css.encode(), words).decode()
+        purged = purged_stylesheet(css, tokens, asked, kept)
         before, after = before + len(css), after + len(purged)
         if purged != css:
             stylesheet.write_text(purged, encoding="utf-8")
-    memo.prune()
+    asked.prune()
+    kept.prune()
     logger.info("stylesheets: %d KB without unused rules (were %d KB)", after // 1000, before // 1000)
 
 

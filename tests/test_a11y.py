@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from jaxbook import a11y
 from jaxbook.mathml import to_mathml
 
@@ -47,6 +49,17 @@ def test_stylesheet_purge_keeps_every_rule_a_page_can_use():
     ):
         assert kept in purged, (kept, purged)
     assert ".unused{" not in purged and ".used .unused" not in purged
+    assert a11y.purge(purged, {"used", "nf", "btn", "p"}) == purged  # the next build may find it
+
+
+def test_purging_the_theme_stylesheet_twice_changes_nothing():
+    import pydata_sphinx_theme
+
+    css = next(Path(pydata_sphinx_theme.__file__).parent.rglob("pydata-sphinx-theme.css")).read_text()
+    words = {"btn", "navbar", "show", "active", "bd-sidebar", "fa-solid", "fa-sun", "collapse", "table"}
+    purged = a11y.purge(css, words)
+    assert len(purged) < len(css) / 2
+    assert a11y.purge(purged, words) == purged
 
 
 def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
@@ -101,7 +114,6 @@ def test_a_page_s_words_are_every_class_name_it_can_use():
 
 def test_a_subset_font_is_the_same_file_in_every_build():
     import time
-    from pathlib import Path
 
     import pydata_sphinx_theme
 
@@ -110,3 +122,26 @@ def test_a_subset_font_is_the_same_file_in_every_build():
     time.sleep(1.1)  # the font's date has a resolution of one second
     assert a11y.subset_font_bytes(font, {0xF002}) == first
     assert 0 < len(first) < len(font)
+
+
+def test_a_stylesheet_is_purged_again_only_when_a_class_it_names_comes_or_goes(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from jaxbook.a11y import Memo, purged_stylesheet
+
+    words = {"used", "nf", "btn", "p"}
+    first, with_unused = a11y.purge(CSS, words), a11y.purge(CSS, words | {"unused"})
+    assert ".unused{" not in first and ".unused{color:blue}" in with_unused
+    app, calls, purge = SimpleNamespace(doctreedir=str(tmp_path)), [], a11y.purge
+    monkeypatch.setattr(a11y, "purge", lambda *args: calls.append(args[1:]) or purge(*args))
+
+    def run(css, words):
+        """The purged stylesheet, and how many purges were made so far."""
+        return purged_stylesheet(css, set(words), Memo(app, "classes"), Memo(app, "css")), len(calls)
+
+    assert run(CSS, words) == (first, len(calls)) and calls
+    made = len(calls)
+    assert run(CSS, words | {"8cd3d715", "prose"}) == (first, made)  # words no selector names
+    assert run(first, words) == (first, made)  # the purged file, found in place by the next build
+    assert run(CSS, words | {"unused"})[0] == with_unused  # a page now uses .unused: purged again
+    assert len(calls) > made
