@@ -362,15 +362,16 @@ def on_config_inited(app, config) -> None:
 def on_builder_inited(app) -> None:
     """Keep the theme's compiled templates between builds, in the doctree folder (Jinja's own
     bytecode cache: an entry is used only while its template's source is unchanged), so that a
-    rebuild does not compile them again (about 0.2 s of a no-op rebuild)."""
-    from jinja2 import FileSystemBytecodeCache
+    rebuild does not compile them again (about 0.2 s of a no-op rebuild). One folder per Jinja
+    version: code compiled by another version is never loaded."""
+    import jinja2
 
     environment = getattr(getattr(app.builder, "templates", None), "environment", None)
     if environment is None:
         return  # a builder without Jinja templates
-    folder = Path(app.doctreedir) / "jinja"
+    folder = Path(app.doctreedir) / f"jinja-{jinja2.__version__}"
     folder.mkdir(parents=True, exist_ok=True)
-    environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def setup(app):
