@@ -37,15 +37,16 @@ class Memo:
     doctree folder: a rebuild whose pages and theme files did not change re-uses them instead of
     parsing 376 KB of CSS, subsetting three fonts and reading the words of 6 MB of pages and scripts
     again (most of a no-op rebuild otherwise).
-    Entries not used by the latest build are deleted."""
+    Each kind of output has a folder of its own; entries of a kind not used by the latest build
+    are deleted."""
 
     def __init__(self, app, kind: str):
-        self.folder = Path(app.doctreedir) / "jaxbook-a11y"
+        self.folder = Path(app.doctreedir) / "jaxbook-a11y" / kind
         self.kind, self.used = kind, set()
 
     def get(self, compute, *inputs: bytes) -> bytes:
         key = hashlib.sha256(b"\0".join([_CODE, self.kind.encode(), *inputs])).hexdigest()
-        path = self.folder / f"{self.kind}-{key}"
+        path = self.folder / key
         self.used.add(path)
         if path.is_file():
             return path.read_bytes()
@@ -57,7 +58,7 @@ class Memo:
         return value
 
     def prune(self) -> None:
-        for old in self.folder.glob(f"{self.kind}-*"):
+        for old in self.folder.glob("*"):
             if old not in self.used:
                 old.unlink(missing_ok=True)
 

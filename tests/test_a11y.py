@@ -98,11 +98,14 @@ def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
     assert memo.get(compute(b"two"), b"css", b"words") == b"one"  # same inputs: the kept output
     assert memo.get(compute(b"three"), b"css", b"other words") == b"three"
     assert calls == [b"one", b"three"]
+    other = Memo(app, "css-names")  # another kind, whose name starts with this one's
+    other.get(compute(b"names"), b"css")
     later = Memo(app, "css")
     later.get(compute(b"four"), b"css", b"other words")
     later.prune()
-    assert len(list((tmp_path / "jaxbook-a11y").glob("css-*"))) == 1
-    assert calls == [b"one", b"three"]
+    assert len(list((tmp_path / "jaxbook-a11y" / "css").iterdir())) == 1
+    assert calls == [b"one", b"three", b"names"]
+    assert Memo(app, "css-names").get(compute(b"again"), b"css") == b"names"  # not pruned with css
 
 
 def test_a_page_s_words_are_every_class_name_it_can_use():
