@@ -52,10 +52,15 @@ def test_stylesheet_purge_keeps_every_rule_a_page_can_use():
     assert a11y.purge(purged, {"used", "nf", "btn", "p"}) == purged  # the next build may find it
 
 
-def test_purging_the_theme_stylesheet_twice_changes_nothing():
+def theme_file(name: str) -> Path:
+    """The installed pydata-sphinx-theme's file ``name``."""
     import pydata_sphinx_theme
 
-    css = next(Path(pydata_sphinx_theme.__file__).parent.rglob("pydata-sphinx-theme.css")).read_text()
+    return next(Path(pydata_sphinx_theme.__file__).parent.rglob(name))
+
+
+def test_purging_the_theme_stylesheet_twice_changes_nothing():
+    css = theme_file("pydata-sphinx-theme.css").read_text()
     words = {"btn", "navbar", "show", "active", "bd-sidebar", "fa-solid", "fa-sun", "collapse", "table"}
     purged = a11y.purge(css, words)
     assert len(purged) < len(css) / 2
@@ -118,9 +123,7 @@ def test_a_page_s_words_are_every_class_name_it_can_use():
 def test_a_subset_font_is_the_same_file_in_every_build():
     import time
 
-    import pydata_sphinx_theme
-
-    font = next(Path(pydata_sphinx_theme.__file__).parent.rglob("fa-solid-900.woff2")).read_bytes()
+    font = theme_file("fa-solid-900.woff2").read_bytes()
     first = a11y.subset_font_bytes(font, {0xF002})
     time.sleep(1.1)  # the font's date has a resolution of one second
     assert a11y.subset_font_bytes(font, {0xF002}) == first
