@@ -193,16 +193,17 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
         logger.error(problem, location=(docname, line))
     changed = False
     for cell in cells:
-        files, error = check_cell(page, cell)
-        location = cell.load_line
         tag = unchecked_tag(cell)
-        if tag:
-            location = cell.tags[1]
+        if tag:  # reported instead of anything else about the cell, which is not run
+            files, location = [], cell.tags[1]
             error = (
                 f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
                 "exception through, or skips the run): declare an expected error in the snippet "
                 "('# raises: ValueError', see docs/contributing.md)"
             )
+        else:
+            files, error = check_cell(page, cell)
+            location = cell.load_line
         if error:
             logger.error(error, location=(docname, location))
             # Keep the build going (so every problem is reported at once) without executing it.
