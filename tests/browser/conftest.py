@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML, is_local
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML
 
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -98,17 +98,11 @@ def browser(chromium):
             browser.close()
 
 
-def offline(context):
-    """Abort every request that would leave the machine, so that no test waits for the network
-    (tests that check for such requests record them with their own listeners)."""
-    context.route(lambda url: not is_local(url), lambda route: route.abort("blockedbyclient"))
-    return context
-
-
 @pytest.fixture
 def context(browser, site_url):
-    """A fresh browser context (own storage, 1280x900), offline except for our server."""
-    ctx = offline(browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900}))
+    """A fresh browser context (own storage and cache, 1280x900); it reaches no host but our
+    server (CHROMIUM_ARGS)."""
+    ctx = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
     ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()

@@ -2,6 +2,9 @@
 // clips them (those make the whole page scroll sideways). Only the outermost offenders are listed.
 () => {
   const width = window.innerWidth;
+  const scrollWidth = document.documentElement.scrollWidth;
+  // A page that fits has no culprits to name: the walk below is only for the error message.
+  if (scrollWidth <= width + 1) return { scrollWidth, innerWidth: width, offenders: [] };
   const clipped = (el) => {
     for (let node = el.parentElement; node && node !== document.documentElement; node = node.parentElement) {
       const s = getComputedStyle(node);
@@ -27,6 +30,6 @@
     offenders.push({ el, text: `${path(el)} (right edge ${Math.round(r.right + window.scrollX)}px, ` +
       `width ${Math.round(r.width)}px): ${el.textContent.trim().replace(/\s+/g, " ").slice(0, 60)}` });
   }
-  return { scrollWidth: document.documentElement.scrollWidth, innerWidth: width,
+  return { scrollWidth, innerWidth: width,
            offenders: offenders.map((o) => o.text) };
 }

@@ -39,6 +39,9 @@ READING_ORDER_START = (
     + ["docs/mistakes", "docs/comparison", "docs/faq", "docs/next_steps", "practice/index"]
 )
 
+#: The hosts the site is served from: the only hosts the browser reaches (:data:`CHROMIUM_ARGS`).
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+
 #: The system Chromium (tools/install_browser.sh); JAXBOOK_CHROMIUM=/path overrides it.
 CHROMIUM = Path(os.environ.get("JAXBOOK_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -49,6 +52,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Any other host, or IP address, fails to resolve at once, in every context: no test waits
+    # for the network. (Aborting such requests with Playwright's routes instead intercepts every
+    # request, and interception turns the HTTP cache off.) Tests that look for requests to other
+    # hosts still see them: they fail with net::ERR_NAME_NOT_RESOLVED.
+    "--host-resolver-rules=MAP * ~NOTFOUND, " + ", ".join(f"EXCLUDE {host}" for host in LOCAL_HOSTS),
 ]
 
 
@@ -121,7 +129,7 @@ def is_local(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme in ("data", "blob", "about"):
         return True
-    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname in ("127.0.0.1", "localhost")
+    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname in LOCAL_HOSTS
 
 
 def print_page_weights(terminalreporter, started: float) -> None:

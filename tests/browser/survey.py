@@ -8,15 +8,14 @@ files need, and once more in dark mode for axe. Each test still asserts its own 
 tests of one page run on one xdist worker (:func:`per_page`), where its visit is kept.
 
 The visitor's context has no storage between visits (a first visit), its cache off (each load
-downloads everything; the offline routes turn it off too, and every load checks that no file came
-from the cache) and axe-core injected into every document.
+downloads everything, and every load checks that no file came from the cache) and axe-core
+injected into every document.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import offline
 from tests.browser.support import chosen_mode_js
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -124,9 +123,7 @@ class Visitor:
     """Visits pages in one browser context, as a reader's first visit (see the module)."""
 
     def __init__(self, browser, site_url, axe_source: str):
-        self.context = offline(
-            browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
-        )
+        self.context = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
         self.context.set_default_timeout(30_000)
         self.context.add_init_script(axe_source)
         self.page = self.context.new_page()

@@ -14,7 +14,6 @@ from html import unescape
 import pytest
 
 from jaxbook import ROOT
-from tests.browser.conftest import offline
 from tests.browser.support import chosen_mode_js, published_pages
 from tests.browser.survey import MODES, per_page
 
@@ -23,7 +22,7 @@ pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 def mode_context(browser, site_url, mode: str, **options):
     """A context whose pages open in colour mode `mode` (the theme reads localStorage first)."""
-    context = offline(browser.new_context(base_url=site_url, **options))
+    context = browser.new_context(base_url=site_url, **options)
     context.set_default_timeout(30_000)
     context.add_init_script(chosen_mode_js(mode))
     return context

@@ -98,9 +98,7 @@ def test_every_cell_on_the_step_pages_is_readable(page, mode):
 def phone(browser, site_url):
     """A 375-pixel-wide viewport (a small phone; desktop emulation, so the layout viewport
     cannot grow to fit content that is too wide)."""
-    from tests.browser.conftest import offline
-
-    context = offline(browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812}))
+    context = browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812})
     yield context.new_page()
     context.close()
 

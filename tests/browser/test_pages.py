@@ -34,3 +34,28 @@ def test_site_has_a_favicon(page, site_url):
         if not icon
         else f"the page's icon {url}: HTTP {response.status}"
     )
+
+
+#: Addresses no test may wait for: a host name, an IPv4 address that drops packets, an IPv6 one.
+ELSEWHERE = [
+    "https://fonts.googleapis.com/css2?family=Roboto",
+    "http://10.255.255.1/x.js",
+    "http://[2001:db8::1]/",
+]
+
+FETCH_JS = """async (urls) => Promise.all(urls.map(async (url) => {
+  const start = performance.now();
+  try { await fetch(url, {mode: "no-cors", signal: AbortSignal.timeout(5000)}); return [url, "loaded", performance.now() - start]; }
+  catch (error) { return [url, String(error), performance.now() - start]; }
+}))"""
+
+
+def test_the_browser_reaches_no_other_host(page, site_url):
+    """Every test's browser is offline but for the site (support.CHROMIUM_ARGS): a request to any
+    other host fails at once, instead of waiting for the network."""
+    page.goto("index.html")
+    outcomes = page.evaluate(FETCH_JS, ELSEWHERE + [site_url + "index.html"])
+    *elsewhere, (_, own, _) = outcomes
+    assert own == "loaded", own
+    slow_or_loaded = [o for o in elsewhere if o[1] == "loaded" or o[2] > 2000]
+    assert not slow_or_loaded, f"requests to other hosts that loaded or took over 2 s: {slow_or_loaded}"
