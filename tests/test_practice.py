@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -52,6 +53,13 @@ def wrong_ident(path):
     return path.relative_to(PRACTICE).with_suffix("").as_posix()
 
 
+def inner_workers() -> str:
+    """xdist workers of a practice run started by a test: none inside an xdist worker, where
+    the suite's other workers already keep every core busy (a worker's start and its import of
+    JAX would be paid for nothing), two otherwise."""
+    return "0" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
+
+
 def run_practice_tests(impl, report):
     """Run every problem's tests in one pytest subprocess; the junit XML lands in ``report``."""
     subprocess.run(
@@ -63,7 +71,7 @@ def run_practice_tests(impl, report):
             f"--impl={impl}",
             "-q",
             "-n",
-            "2",
+            inner_workers(),
             "-p",
             "no:cacheprovider",
             f"--junitxml={report}",
