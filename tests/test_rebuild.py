@@ -161,101 +161,114 @@ def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkey
         first = jaxbook.machinery_version()
 
 
-def test_the_build_runs_on_eight_emulated_devices(tmp_path):
-    book = Book(tmp_path)
+#: The tests of the clean-slate book: on one worker, which builds it once for all of them.
+one_book = pytest.mark.xdist_group("clean-slate-book")
+
+CHANGE = """\
+    import os
+    import random
+    import sys
+    import warnings
+
+    import matplotlib
+    import numpy as np
+
+    from snippets.state import _counter
+
+    _counter.CALLS.append(1)
+    matplotlib.rcParams["lines.linewidth"] = 7.0
+    np.random.seed(0)
+    random.seed(0)
+    warnings.simplefilter("ignore")
+    os.environ["JAXBOOK_LEFTOVER"] = "1"
+    sys.path.append("/leftover")
+    os.chdir("snippets")
+    leftover = "global"
+    print("pid", os.getpid())
+    """
+OBSERVE = """\
+    import os
+    import random
+    import sys
+    import warnings
+
+    import matplotlib
+    import numpy as np
+
+    from snippets.state import _counter
+
+    print("pid", os.getpid())
+    print("calls", len(_counter.CALLS))
+    print("linewidth", matplotlib.rcParams["lines.linewidth"])
+    print("leftovers", os.environ.get("JAXBOOK_LEFTOVER"), "/leftover" in sys.path,
+          "leftover" in globals(),
+          warnings.filters[0] == ("ignore", None, Warning, None, 0))
+    print("cwd", os.path.basename(os.getcwd()))
+    print("numpy", *np.random.randint(2**31, size=3), "random", random.getrandbits(64))
+    """
+
+
+@pytest.fixture(scope="module")
+def clean_slate(tmp_path_factory):
+    """One book, built once, in one process that reads its pages in order (so they share a warm
+    kernel): "dev" counts the devices; "within" changes JAX's configuration and NumPy's print
+    options in one snippet and observes them in the next; "change" leaves state behind that
+    "observe", the next page in the same kernel, looks for."""
+    book = Book(tmp_path_factory.mktemp("clean-slate"))
     book.snippet(
         "dev/count.py", "import jax\n\nprint('device_count', jax.device_count(), jax.default_backend())\n"
     )
     book.page("dev", "dev/count.py")
-    build = book.build()
-    assert build.returncode == 0, build.output
-    assert "device_count 8 cpu" in build.page("dev")
-    assert "with 8 devices" in build.page("dev")  # the environment stamp
-
-
-def test_one_snippet_cannot_change_the_next_ones_output(tmp_path):
-    book = Book(tmp_path)
     book.snippet(
-        "state/change.py",
+        "within/change.py",
         "import jax\nimport numpy as np\n\n"
         "jax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n",
     )
     book.snippet(
-        "state/observe.py",
+        "within/observe.py",
         "import jax.numpy as jnp\nimport numpy as np\n\n"
         "print('dtype', jnp.ones(1).dtype, 'precision', np.get_printoptions()['precision'])\n",
     )
-    book.page("state", "state/change.py", "state/observe.py")
-    build = book.build()
-    assert build.returncode == 0, build.output
-    assert "dtype float32 precision 8" in build.page("state")
-
-
-def test_pages_share_a_warm_kernel_but_not_its_state(tmp_path, monkeypatch):
-    """One build process keeps its kernel between pages (jaxbook.provisioner); whatever the
-    first page changes, the next one starts as in a fresh kernel (jaxbook.kernel.new_page)."""
-    monkeypatch.setenv("JAXBOOK_JOBS", "1")  # one process reads both pages, in order
-    book = Book(tmp_path)
+    book.page("within", "within/change.py", "within/observe.py")
     book.snippet("state/_counter.py", "CALLS = []\n")
-    book.snippet(
-        "state/change.py",
-        """\
-        import os
-        import random
-        import sys
-        import warnings
-
-        import matplotlib
-        import numpy as np
-
-        from snippets.state import _counter
-
-        _counter.CALLS.append(1)
-        matplotlib.rcParams["lines.linewidth"] = 7.0
-        np.random.seed(0)
-        random.seed(0)
-        warnings.simplefilter("ignore")
-        os.environ["JAXBOOK_LEFTOVER"] = "1"
-        sys.path.append("/leftover")
-        os.chdir("snippets")
-        leftover = "global"
-        print("pid", os.getpid())
-        """,
-    )
-    book.snippet(
-        "state/observe.py",
-        """\
-        import os
-        import random
-        import sys
-        import warnings
-
-        import matplotlib
-        import numpy as np
-
-        from snippets.state import _counter
-
-        print("pid", os.getpid())
-        print("calls", len(_counter.CALLS))
-        print("linewidth", matplotlib.rcParams["lines.linewidth"])
-        print("leftovers", os.environ.get("JAXBOOK_LEFTOVER"), "/leftover" in sys.path,
-              "leftover" in globals(),
-              warnings.filters[0] == ("ignore", None, Warning, None, 0))
-        print("cwd", os.path.basename(os.getcwd()))
-        print("numpy", *np.random.randint(2**31, size=3), "random", random.getrandbits(64))
-        """,
-    )
+    book.snippet("state/change.py", CHANGE)
+    book.snippet("state/observe.py", OBSERVE)
     book.page("change", "state/change.py")
     book.page("observe", "state/observe.py")
-    build = book.build()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JAXBOOK_JOBS", "1")  # one process reads the pages, in order
+        build = book.build()
     assert build.returncode == 0, build.output
+    order = re.findall(r"guide/(\w+)\.md: Executing notebook", build.output)
+    assert order.index("change") < order.index("observe"), build.output
+    return book, build
+
+
+@one_book
+def test_the_build_runs_on_eight_emulated_devices(clean_slate):
+    _, build = clean_slate
+    assert "device_count 8 cpu" in build.page("dev")
+    assert "with 8 devices" in build.page("dev")  # the environment stamp
+
+
+@one_book
+def test_one_snippet_cannot_change_the_next_ones_output(clean_slate):
+    _, build = clean_slate
+    assert "dtype float32 precision 8" in build.page("within")
+
+
+@one_book
+def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
+    """One build process keeps its kernel between pages (jaxbook.provisioner); whatever the
+    first page changes, the next one starts as in a fresh kernel (jaxbook.kernel.new_page)."""
+    book, build = clean_slate
     first = re.search(r"pid (\d+)", build.page("change")).group(1)
     page = re.sub(r"<[^>]+>", "", build.page("observe"))
     assert f"pid {first}" in page, "the second page did not run in the first page's kernel"
     assert "calls 0" in page  # the helper module was imported afresh
     assert "linewidth 1.5" in page  # Matplotlib's default
     assert "leftovers None False False False" in page
-    assert f"cwd {tmp_path.name}" in page
+    assert f"cwd {book.root.name}" in page
     seeded = np.random.RandomState(0).randint(2**31, size=3)
     drawn = re.search(r"numpy (\d+) (\d+) (\d+) random (\d+)", page).groups()
     assert [int(x) for x in drawn[:3]] != list(seeded)  # reseeded, as in a new process
