@@ -12,7 +12,8 @@ noisy: the load average is printed with the figures).
 - set-up:  ``--setup``: a fresh .venv from requirements.lock (tools/bootstrap.sh, in a scratch copy)
 - test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up), from
            nothing built, as CI runs it (everything in _build but the bench's own builds is removed
-           first; the browser tests need Chromium, which this installs as make test does)
+           first; the browser tests need Chromium, which this installs as make test does), and
+           where the workers' time went, file by file (pytest's JUnit report)
 
 Each timed figure also shows the CPU the whole machine spent meanwhile (busy core-seconds, from
 /proc/stat): on a machine whose cores are all busy, only less work makes it faster.
@@ -39,6 +40,8 @@ from jaxbook import pages  # noqa: E402
 from jaxbook.build import strict_command  # noqa: E402
 
 OUT = ROOT / "_build" / "bench"
+#: The suite's JUnit report (--test): each test's setup + call + teardown time.
+JUNIT = OUT / "tests.xml"
 EDITED = ROOT / "snippets" / "arrays" / "at_methods.py"
 TOUCHED = [
     ROOT / "snippets" / "training" / "init_params.py",
@@ -151,12 +154,44 @@ def test_time() -> float:
     start = time.perf_counter()
     with machine_cpu("test"):
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q"], cwd=ROOT, env={**os.environ, "CI": "1"}
+            [sys.executable, "-m", "pytest", "-q", f"--junitxml={JUNIT}"],
+            cwd=ROOT,
+            env={**os.environ, "CI": "1"},
         )
     elapsed = time.perf_counter() - start
     if result.returncode:
         sys.exit(f"bench: the test suite failed (exit {result.returncode}); no figure for it")
     return elapsed
+
+
+def test_parts(junit: Path) -> list[tuple[str, float, int]]:
+    """(part, worker-seconds, tests) of the suite, most time first: a part is a test file of
+    tests/, or practice/ (every problem's own tests)."""
+    import xml.etree.ElementTree as ElementTree
+
+    seconds: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        module = case.get("classname", "").split(".")
+        part = "practice/" if module[0] == "practice" else "/".join(module) + ".py"
+        seconds[part] = seconds.get(part, 0.0) + float(case.get("time", 0))
+        count[part] = count.get(part, 0) + 1
+    return sorted(((p, seconds[p], count[p]) for p in seconds), key=lambda row: -row[1])
+
+
+def print_test_parts(junit: Path, wall: float) -> None:
+    parts = test_parts(junit)
+    total = sum(seconds for _, seconds, _ in parts)
+    print(
+        f"\nmake test by file: {total:.0f} worker-s in {wall:.0f} s (setup + call + teardown of "
+        "each test; the site's build runs beside them)"
+    )
+    for part, seconds, tests in parts:
+        if seconds >= 0.01 * total:
+            print(f"  {part:42} {seconds:7.1f} s {100 * seconds / total:4.0f} %   {tests} tests")
+    rest = [row for row in parts if row[1] < 0.01 * total]
+    if rest:
+        print(f"  {len(rest)} other files {sum(row[1] for row in rest):37.1f} s")
 
 
 def main(argv: list[str]) -> None:
@@ -230,6 +265,8 @@ def main(argv: list[str]) -> None:
     print(f"{'figure':18} {'value':>10}   {'detail':56} target")
     for name, value, detail, target in rows:
         print(f"{name:18} {value:>10}   {detail:56} {target}")
+    if tests is not None:
+        print_test_parts(JUNIT, tests)
 
 
 if __name__ == "__main__":
