@@ -1,0 +1,53 @@
+"""The suite's tests are distributed as their xdist groups ask.
+
+A group's tests share what its fixtures make once: a throwaway book built once
+(tests/test_build_failures.py, tests/test_rebuild.py), one run of every starter or wrong solution
+(tests/test_practice.py), one visit of each page (tests/browser/survey.py). Spread over several
+workers, each worker makes it again: nothing fails, the suite only gets slower. pytest-xdist 3.8
+with pytest 9.2 does exactly that (https://github.com/pytest-dev/pytest-xdist/issues/1386); this
+test catches it, and any other way grouping might stop working.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+
+GROUPED = """\
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.xdist_group("shared")
+@pytest.mark.parametrize("i", range(8))
+def test_grouped(i):
+    Path(f"grouped-{i}").write_text(os.environ["PYTEST_XDIST_WORKER"])
+
+
+@pytest.mark.parametrize("i", range(8))
+def test_alone(i):
+    Path(f"alone-{i}").write_text(os.environ["PYTEST_XDIST_WORKER"])
+"""
+
+
+def test_a_groups_tests_run_on_one_worker(tmp_path, pytestconfig):
+    """Eight tests of one group, among eight of no group, run with the suite's own options
+    (pyproject.toml's addopts: two workers, --dist loadgroup): all eight on the same worker."""
+    (tmp_path / "test_grouped.py").write_text(GROUPED, encoding="utf-8")
+    options = shlex.split(" ".join(pytestconfig.getini("addopts")))
+    assert "loadgroup" in options, options
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *options, "-q", "test_grouped.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    workers = {i: (tmp_path / f"grouped-{i}").read_text() for i in range(8)}
+    everyone = set(workers.values()) | {(tmp_path / f"alone-{i}").read_text() for i in range(8)}
+    assert len(everyone) == 2, f"the run did not use two workers: {everyone}"
+    assert len(set(workers.values())) == 1, f"one group's tests ran on several workers: {workers}"
