@@ -13,7 +13,8 @@ noisy: the load average is printed with the figures).
 - test:    ``--test``: wall time of the whole test suite (``make test`` without the set-up), from
            nothing built, as CI runs it (everything in _build but the bench's own builds is removed
            first; the browser tests need Chromium, which this installs as make test does), and
-           where the workers' time went, file by file (pytest's JUnit report)
+           where the workers' time went, file by file (pytest's JUnit report), and where the
+           machine's CPU went, by kind of process (browser, kernels, Sphinx, pytest; from /proc)
 
 Each timed figure also shows the CPU the whole machine spent meanwhile (busy core-seconds, from
 /proc/stat): on a machine whose cores are all busy, only less work makes it faster.
@@ -144,6 +145,91 @@ def setup_time() -> float:
         return time.perf_counter() - start
 
 
+def process_kind(argv: list[str], cwd: str) -> str:
+    """What a process of the suite is, from its command line and its working folder (in the
+    repository: the site's build; elsewhere: a throwaway book of a test)."""
+    line = " ".join(argv)
+    here = cwd == str(ROOT) or cwd.startswith(f"{ROOT}/")
+    if "chromium" in line or Path(argv[0]).name == "node":
+        return "browser: Chromium, Playwright's driver"
+    if "jaxbook.kernel" in line:
+        return "book kernels: the site's build" if here else "book kernels: test books"
+    if "ipykernel_launcher" in line:
+        return "reader notebooks' kernels"
+    if "sphinx" in line:
+        return "Sphinx: the site's build" if here else "Sphinx: test books"
+    if "pytest" in line and any(arg.startswith("--impl=") for arg in argv):
+        return "practice runs: starters, wrong solutions"
+    if "pytest" in line or "exec(eval(sys.stdin.readline()))" in line:  # xdist's workers
+        return "pytest: controller and workers"
+    return "other processes"
+
+
+class ProcessCPU:
+    """CPU time of every process alive while the block runs, by :func:`process_kind` (Linux's
+    /proc, sampled every ``interval`` s: a process shorter than that may be missed, and what it
+    used counts as "not attributed")."""
+
+    def __init__(self, interval: float = 0.1):
+        self.interval, self.seen, self.kinds = interval, {}, {}
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def sample(self, before: bool = False) -> None:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                key, used = (pid, stat[19]), int(stat[11]) + int(stat[12])
+                if key not in self.seen:
+                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+                    self.kinds[key] = process_kind(argv, os.readlink(f"/proc/{pid}/cwd"))
+                    self.seen[key] = [used if before else 0, used]
+            except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
+                continue
+            self.seen[key][1] = used
+
+    def __enter__(self):
+        import threading
+
+        self.sample(before=True)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self
+
+    def _run(self):
+        while not self.done.wait(self.interval):
+            self.sample()
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+    def by_kind(self) -> list[tuple[str, float, int]]:
+        """(kind, core-seconds, processes), most CPU first."""
+        seconds: dict[str, float] = {}
+        count: dict[str, int] = {}
+        for key, (start, end) in self.seen.items():
+            if end > start:
+                kind = self.kinds[key]
+                seconds[kind] = seconds.get(kind, 0.0) + (end - start) / self.tick
+                count[kind] = count.get(kind, 0) + 1
+        return sorted(((k, seconds[k], count[k]) for k in seconds), key=lambda row: -row[1])
+
+
+PROCESSES = ProcessCPU()  # --test: the suite's processes
+
+
+def print_process_kinds(busy: float | None) -> None:
+    rows = PROCESSES.by_kind()
+    attributed = sum(seconds for _, seconds, _ in rows)
+    total = busy if busy is not None else attributed
+    print(f"\nmake test by kind of process: {total:.0f} busy core-s on the machine")
+    for kind, seconds, processes in rows:
+        print(f"  {kind:42} {seconds:7.1f} core-s {100 * seconds / total:4.0f} %   {processes} processes")
+    if busy is not None:
+        print(f"  {'not attributed (short processes, the OS)':42} {busy - attributed:7.1f} core-s")
+
+
 def test_time() -> float:
     """Wall time of the whole suite from nothing built; exits if a test fails (the figure would
     not be that of the suite)."""
@@ -152,7 +238,7 @@ def test_time() -> float:
         if path != OUT:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
     start = time.perf_counter()
-    with machine_cpu("test"):
+    with machine_cpu("test"), PROCESSES:
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", f"--junitxml={JUNIT}"],
             cwd=ROOT,
@@ -267,6 +353,7 @@ def main(argv: list[str]) -> None:
         print(f"{name:18} {value:>10}   {detail:56} {target}")
     if tests is not None:
         print_test_parts(JUNIT, tests)
+        print_process_kinds(CPU.get("test"))
 
 
 if __name__ == "__main__":
