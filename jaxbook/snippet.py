@@ -193,10 +193,16 @@ def trimmed_traceback(exc: BaseException) -> list[str]:
 
 
 def scrub(text: str) -> str:
-    """Replace absolute paths of this machine by repository-relative or package-relative ones."""
+    """Replace absolute paths of this machine by package-relative or repository-relative ones.
+
+    Packages first: with the venv inside the repository, removing the root first would turn
+    ``<root>/.venv/lib/python3.12/site-packages/optax/x.py`` into ``.venvoptax/x.py``. A package
+    path starts where a path can start, not inside a word, and holds no colon or quote
+    (``snippets/x.py:3:/usr/lib/...``)."""
+    text = re.sub(r"(?<![\w.-])/[^\s:\"']*?/site-packages/", "", text)
     for root in {str(book_root()), str(ROOT)}:
         text = text.replace(root + "/", "")
-    return re.sub(r"/\S*?/site-packages/", "", text)
+    return text
 
 
 def _on_alarm(signum, frame):

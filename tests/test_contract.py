@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from jaxbook.snippet import SnippetError, execute, parse_declaration, trimmed_traceback
+from jaxbook import ROOT
+from jaxbook.snippet import SnippetError, execute, parse_declaration, scrub, trimmed_traceback
 
 
 def run(source, name="snippets/demo/x.py"):
@@ -31,6 +34,17 @@ def test_traceback_drops_library_frames_and_paths():
     text = "".join(trimmed_traceback(error))
     assert "site-packages" not in text and "/jax/" not in text
     assert text.count('File "') == 1
+
+
+def test_scrub_leaves_package_and_repository_paths_only():
+    import optax
+
+    library = Path(optax.__file__).parent / "_src" / "linear_algebra.py"
+    assert scrub(f"{library}:44: DeprecationWarning") == "optax/_src/linear_algebra.py:44: DeprecationWarning"
+    # The venv may live inside the repository (the README's set-up puts it in .venv/).
+    inside = ROOT / ".venv" / "lib" / "python3.12" / "site-packages" / "optax" / "x.py"
+    assert scrub(f'File "{inside}", line 3') == 'File "optax/x.py", line 3'
+    assert scrub(f"{ROOT}/snippets/demo/x.py:3:{inside}") == "snippets/demo/x.py:3:optax/x.py"
 
 
 @pytest.mark.parametrize(

@@ -187,15 +187,26 @@ def deprecating(category="DeprecationWarning", message="old_api is deprecated"):
     return f"import warnings\n\nwarnings.warn({message!r}, {category})\nprint('after')\n"
 
 
-def run(source, name="snippets/demo/x.py"):
+def run(source, name="snippets/demo/x.py", shown=None):
+    """The deprecations the snippet raised (``execute``'s ``observed``); the warnings it showed, as
+    a reader would see them, are appended to ``shown`` (and kept out of pytest's summary)."""
     seen = []
-    execute(source, name, {"__name__": "__main__"}, observed=seen)
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            execute(source, name, {"__name__": "__main__"}, observed=seen)
+        finally:
+            if shown is not None:
+                shown.extend(caught)
     return seen
 
 
 def test_undeclared_deprecation_fails_naming_snippet_and_warning():
+    shown = []
     with pytest.raises(SnippetError) as info:
-        run(deprecating())
+        run(deprecating(), shown=shown)
+    assert [(w.category, w.filename, w.lineno) for w in shown] == [
+        (DeprecationWarning, "snippets/demo/x.py", 3)
+    ]
     message = str(info.value)
     assert message.startswith("snippets/demo/x.py:3: DeprecationWarning")
     assert "old_api is deprecated" in message and "# warns: DeprecationWarning" in message
@@ -211,8 +222,11 @@ def test_library_deprecation_fails(monkeypatch):
 
     if not hasattr(optax, "global_norm"):
         pytest.skip("optax no longer has global_norm")
+    shown = []
     with pytest.raises(SnippetError, match=r"x.py:3: DeprecationWarning.*optax.tree.norm"):
-        run("import jax.numpy as jnp\nimport optax\noptax.global_norm({'a': jnp.ones(2)})\n")
+        run("import jax.numpy as jnp\nimport optax\noptax.global_norm({'a': jnp.ones(2)})\n", shown=shown)
+    # Shown as the reader sees it: the library's file relative to its package, no machine path.
+    assert shown and all(w.filename.startswith("optax/") for w in shown), [w.filename for w in shown]
 
 
 def test_declared_deprecation_passes_and_is_observed():
