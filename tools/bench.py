@@ -150,6 +150,7 @@ def process_kind(argv: list[str], cwd: str) -> str:
     repository: the site's build; elsewhere: a throwaway book of a test)."""
     line = " ".join(argv)
     here = cwd == str(ROOT) or cwd.startswith(f"{ROOT}/")
+    pytest = "-m pytest" in line or "exec(eval(sys.stdin.readline()))" in line  # or xdist's worker
     if "chromium" in line or Path(argv[0]).name == "node":
         return "browser: Chromium, Playwright's driver"
     if "jaxbook.kernel" in line:
@@ -158,10 +159,10 @@ def process_kind(argv: list[str], cwd: str) -> str:
         return "reader notebooks' kernels"
     if "sphinx" in line:
         return "Sphinx: the site's build" if here else "Sphinx: test books"
-    if "pytest" in line and any(arg.startswith("--impl=") for arg in argv):
+    if pytest and any(arg.startswith("--impl=") for arg in argv):
         return "practice runs: starters, wrong solutions"
-    if "pytest" in line or "exec(eval(sys.stdin.readline()))" in line:  # xdist's workers
-        return "pytest: controller and workers"
+    if pytest:
+        return "pytest: controller, workers, other runs"
     return "other processes"
 
 
