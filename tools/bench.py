@@ -171,18 +171,29 @@ class ProcessCPU:
     /proc, sampled every ``interval`` s: a process shorter than that may be missed, and what it
     used counts as "not attributed")."""
 
-    def __init__(self, interval: float = 0.1):
-        self.interval, self.seen, self.kinds = interval, {}, {}
+    def __init__(self, interval: float = 0.2):
+        self.interval, self.seen, self.kinds, self.idle = interval, {}, {}, set()
         self.tick = os.sysconf("SC_CLK_TCK")
 
     def sample(self, before: bool = False) -> None:
-        for pid in filter(str.isdigit, os.listdir("/proc")):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or pid in self.idle:
+                continue
             try:
-                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                with open(f"/proc/{pid}/stat", "rb") as file:
+                    stat = file.read().rsplit(b")", 1)[1].split()
                 key, used = (pid, stat[19]), int(stat[11]) + int(stat[12])
                 if key not in self.seen:
-                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-                    self.kinds[key] = process_kind(argv, os.readlink(f"/proc/{pid}/cwd"))
+                    with open(f"/proc/{pid}/cmdline", "rb") as file:
+                        argv = file.read().decode(errors="replace").split("\0")
+                    if argv == [""]:  # a kernel thread (or a process already gone): not the suite's
+                        self.idle.add(pid)
+                        continue
+                    self.kinds[key] = (
+                        "the bench itself (this sampler)"
+                        if int(pid) == os.getpid()
+                        else process_kind(argv, os.readlink(f"/proc/{pid}/cwd"))
+                    )
                     self.seen[key] = [used if before else 0, used]
             except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
                 continue
