@@ -186,8 +186,9 @@ class ProcessCPU:
                 if key not in self.seen:
                     with open(f"/proc/{pid}/cmdline", "rb") as file:
                         argv = file.read().decode(errors="replace").split("\0")
-                    if argv == [""]:  # a kernel thread (or a process already gone): not the suite's
-                        self.idle.add(pid)
+                    if argv == [""]:  # a kernel thread, or a process that just ended
+                        if int(stat[6]) & 0x00200000:  # PF_KTHREAD: the OS's, never read again
+                            self.idle.add(pid)
                         continue
                     self.kinds[key] = (
                         "the bench itself (this sampler)"
