@@ -145,6 +145,16 @@ def setup_time() -> float:
         return time.perf_counter() - start
 
 
+def tally(rows) -> list[tuple[str, float, int]]:
+    """(key, seconds, rows) per key of the (key, seconds) ``rows``, most seconds first."""
+    seconds: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for key, spent in rows:
+        seconds[key] = seconds.get(key, 0.0) + spent
+        count[key] = count.get(key, 0) + 1
+    return sorted(((k, seconds[k], count[k]) for k in seconds), key=lambda row: -row[1])
+
+
 def process_kind(argv: list[str], cwd: str) -> str:
     """What a process of the suite is, from its command line and its working folder (in the
     repository: the site's build; elsewhere: a throwaway book of a test)."""
@@ -172,12 +182,12 @@ class ProcessCPU:
     used counts as "not attributed")."""
 
     def __init__(self, interval: float = 0.2):
-        self.interval, self.seen, self.kinds, self.idle = interval, {}, {}, set()
+        self.interval, self.seen, self.kinds, self.kernel_threads = interval, {}, {}, set()
         self.tick = os.sysconf("SC_CLK_TCK")
 
     def sample(self, before: bool = False) -> None:
         for pid in os.listdir("/proc"):
-            if not pid.isdigit() or pid in self.idle:
+            if not pid.isdigit() or pid in self.kernel_threads:
                 continue
             try:
                 with open(f"/proc/{pid}/stat", "rb") as file:
@@ -188,7 +198,7 @@ class ProcessCPU:
                         argv = file.read().decode(errors="replace").split("\0")
                     if argv == [""]:  # a kernel thread, or a process that just ended
                         if int(stat[6]) & 0x00200000:  # PF_KTHREAD: the OS's, never read again
-                            self.idle.add(pid)
+                            self.kernel_threads.add(pid)
                         continue
                     self.kinds[key] = (
                         "the bench itself (this sampler)"
@@ -219,14 +229,11 @@ class ProcessCPU:
 
     def by_kind(self) -> list[tuple[str, float, int]]:
         """(kind, core-seconds, processes), most CPU first."""
-        seconds: dict[str, float] = {}
-        count: dict[str, int] = {}
-        for key, (start, end) in self.seen.items():
-            if end > start:
-                kind = self.kinds[key]
-                seconds[kind] = seconds.get(kind, 0.0) + (end - start) / self.tick
-                count[kind] = count.get(kind, 0) + 1
-        return sorted(((k, seconds[k], count[k]) for k in seconds), key=lambda row: -row[1])
+        return tally(
+            (self.kinds[key], (end - start) / self.tick)
+            for key, (start, end) in self.seen.items()
+            if end > start
+        )
 
 
 PROCESSES = ProcessCPU()  # --test: the suite's processes
@@ -268,14 +275,13 @@ def test_parts(junit: Path) -> list[tuple[str, float, int]]:
     tests/, or practice/ (every problem's own tests)."""
     import xml.etree.ElementTree as ElementTree
 
-    seconds: dict[str, float] = {}
-    count: dict[str, int] = {}
-    for case in ElementTree.parse(junit).iter("testcase"):
+    def part(case) -> str:
         module = case.get("classname", "").split(".")
-        part = "practice/" if module[0] == "practice" else "/".join(module) + ".py"
-        seconds[part] = seconds.get(part, 0.0) + float(case.get("time", 0))
-        count[part] = count.get(part, 0) + 1
-    return sorted(((p, seconds[p], count[p]) for p in seconds), key=lambda row: -row[1])
+        return "practice/" if module[0] == "practice" else "/".join(module) + ".py"
+
+    return tally(
+        (part(case), float(case.get("time", 0))) for case in ElementTree.parse(junit).iter("testcase")
+    )
 
 
 def print_test_parts(junit: Path, wall: float) -> None:
