@@ -23,4 +23,4 @@ lrs = jnp.array([0.001, 0.01, 0.1, 1.2])
 # 4 runs in one program
 final = jax.jit(jax.vmap(train, in_axes=(0, None, None)))(lrs, x, y)
 for lr, loss in zip(lrs, final):
-    print(f"lr {float(lr):<6.3g} final loss {float(loss):.5g}")
+    print(f"lr {float(lr):<6.3g} final loss {float(loss):.3g}")

@@ -7,10 +7,10 @@ from practice.jit_scan.spectral_norm.solution import (
 )
 
 w = jax.random.normal(jax.random.key(0), (6, 4))
-print("jnp.linalg.norm(w, ord=2):", jnp.linalg.norm(w, ord=2))
+print(f"jnp.linalg.norm(w, ord=2): {jnp.linalg.norm(w, ord=2):.4f}")
 for n_iters in [0, 1, 3, 10, 50]:
     sigma, u, v = power_iteration(w, jax.random.key(1), n_iters)
-    print(f"power iteration, {n_iters:2d} steps:", sigma)
+    print(f"power iteration, {n_iters:2d} steps: {sigma:.4f}")
 
 sigma, u, v = power_iteration(w, jax.random.key(1), 100)
 print("w @ v == sigma * u:", jnp.allclose(w @ v, sigma * u, atol=1e-5))
@@ -27,4 +27,6 @@ oracle = jax.make_jaxpr(lambda w: jnp.linalg.norm(w, ord=2))(w)
 print("jnp.linalg.norm(w, ord=2) calls an SVD:", "svd" in str(oracle))
 
 w_sn = jax.jit(spectral_normalize)(w, jax.random.key(1))
-print("spectral norm after spectral_normalize:", jnp.linalg.norm(w_sn, ord=2))
+print(
+    f"spectral norm after spectral_normalize: {jnp.linalg.norm(w_sn, ord=2):.4f}"
+)

@@ -39,9 +39,9 @@ runs = {
 curves = {}
 for name, optimizer in runs.items():
     final, curves[name] = train(optimizer, params, x, y, steps=300)
+    losses = curves[name]
     print(
-        f"{name:28s} loss after 300 steps: {loss_fn(final, x, y):.4f}, min: "
-        f"{min(curves[name]):.4f}"
+        f"{name:28s} loss at step 1: {losses[0]:.3f}, step 300: {losses[-1]:.4f}"
     )
 
 fig, ax = plt.subplots(figsize=(6, 3.5))

@@ -46,7 +46,3 @@ print(
     "grads allclose:",
     all(jax.tree.leaves(jax.tree.map(jnp.allclose, grads_acc, grads_full))),
 )
-diff = jax.tree.map(
-    lambda a, b: float(jnp.max(jnp.abs(a - b))), grads_acc, grads_full
-)
-print("max |difference| per leaf:", jax.tree.map(lambda d: f"{d:.1e}", diff))
