@@ -5,8 +5,10 @@ the repository, by the plain ``python3`` ipykernel (not the book's kernel), with
 flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository (only the test
 session's JAX compilation cache, see :func:`reader_env`). Its cells are compared
 with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
-strict build): the same cells error, with the same exception class, and the cells the download
-adds never error. A practice notebook's check must report "not yet" for the starter and every
+strict build): each cell prints what the page shows under it, the same cells error, with the same
+exception class, and the cells the download adds never error. The reader's kernel compiles for
+other vector units than the build's (:data:`OTHER_CPU`), so an output that depends on the order
+of a float sum fails here, not on the next machine that builds the book. A practice notebook's check must report "not yet" for the starter and every
 test passing once the reference solution is pasted into the code cell.
 
 Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
@@ -15,6 +17,7 @@ kernels started at the same time by several xdist workers cannot race for a port
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -30,6 +33,8 @@ from nbclient import NotebookClient
 
 from jaxbook import ROOT, runtime
 from jaxbook.deps import project_dependencies
+from jaxbook.outputs import normalise
+from jaxbook.snippet import scrub
 from jaxbook.sphinxext import find_cells
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
@@ -43,6 +48,11 @@ PROBE = """import importlib.util, json, os, sys
 found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
 print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
                   for n, s in found.items()}))"""
+#: XLA flag of the reader's kernel: it compiles for 128-bit vectors, as on a CPU with narrower
+#: vector units than the build machine's (Arm's NEON, say). A sum then runs in another order, so a
+#: cell whose output shows float rounding (the last digits of a float32, the size of a tiny
+#: difference) prints something else here, as it would on the next CI machine or a reader's laptop.
+OTHER_CPU = "--xla_cpu_prefer_vector_width=128"
 
 
 def reader_env(folder: Path) -> dict:
@@ -74,6 +84,31 @@ def error_of(cell) -> str | None:
 
 def stdout_of(cell) -> str:
     return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
+
+
+#: A terminal colour code: JAX colours a jaxpr printed in Jupyter, not in the build's kernel.
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def shown(site_cell) -> str:
+    """What the page shows a site cell printed: its first stream output, into which MyST-NB merges
+    the later ones (``nb_merge_streams``; it keeps them in the notebook it writes too)."""
+    streams = [o.text for o in site_cell.get("outputs", []) if o.output_type == "stream"]
+    return normalise(streams[0] if streams else "")
+
+
+def printed(cell) -> str:
+    """What a reader's code cell printed (stdout and stderr, in order), with what varies between
+    runs and machines replaced as the build replaces it (:func:`jaxbook.snippet.scrub`,
+    :func:`jaxbook.outputs.normalise`), without colour codes."""
+    return normalise(scrub(COLOUR.sub("", stdout_of(cell))))
+
+
+def on_another_cpu(setup: str) -> str:
+    """The set-up cell ``setup``, with :data:`OTHER_CPU` added to the XLA flags it sets."""
+    flags = runtime.JAX_ENV["XLA_FLAGS"]
+    assert setup.count(json.dumps(flags)) == 1, setup
+    return setup.replace(json.dumps(flags), json.dumps(f"{flags} {OTHER_CPU}"))
 
 
 class Reader:
@@ -144,6 +179,15 @@ def compare(site, reader) -> list[str]:
     for site_cell, cell in zip(site_cells, own):
         if cell.source != site_cell.source:
             problems.append(f"{cell.metadata.load}: source differs from the site's")
+        if printed(cell) != shown(site_cell):
+            diff = difflib.unified_diff(
+                shown(site_cell).splitlines(), printed(cell).splitlines(), "site", "reader", lineterm=""
+            )
+            problems.append(
+                f"{cell.metadata.load}: prints something else for the reader, whose kernel compiles "
+                f"with {OTHER_CPU} (an output that shows float rounding differs between CPUs: print "
+                "rounded values, or jnp.allclose):\n" + "\n".join(diff)
+            )
         if error_of(site_cell) != error_of(cell):
             problems.append(
                 f"{cell.metadata.load}: raised {error_of(cell)} for the reader, "
@@ -182,6 +226,8 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
     folder = tmp_path / "reader"
     folder.mkdir()
     assert not folder.resolve().is_relative_to(ROOT)
+    setup = next(c for c in reader.cells if role(c) == "setup")
+    setup.source = on_another_cpu(setup.source)
     with Reader(reader, folder) as kernel:
         kernel.run_all()
         seen = kernel.probe()  # only what the notebook wrote into its folder is importable
