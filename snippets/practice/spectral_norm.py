@@ -27,6 +27,5 @@ oracle = jax.make_jaxpr(lambda w: jnp.linalg.norm(w, ord=2))(w)
 print("jnp.linalg.norm(w, ord=2) calls an SVD:", "svd" in str(oracle))
 
 w_sn = jax.jit(spectral_normalize)(w, jax.random.key(1))
-print(
-    f"spectral norm after spectral_normalize: {jnp.linalg.norm(w_sn, ord=2):.4f}"
-)
+sigma_sn = jnp.linalg.norm(w_sn, ord=2)
+print(f"spectral norm after spectral_normalize: {sigma_sn:.4f}")

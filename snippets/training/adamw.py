@@ -38,10 +38,10 @@ runs = {
 }
 curves = {}
 for name, optimizer in runs.items():
-    final, curves[name] = train(optimizer, params, x, y, steps=300)
-    losses = curves[name]
+    _, losses = train(optimizer, params, x, y, steps=300)
+    curves[name] = losses
     print(
-        f"{name:28s} loss at step 1: {losses[0]:.3f}, step 300: {losses[-1]:.4f}"
+        f"{name:28} loss at step 1: {losses[0]:.3f}, step 300: {losses[-1]:.4f}"
     )
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
