@@ -40,9 +40,8 @@ curves = {}
 for name, optimizer in runs.items():
     _, losses = train(optimizer, params, x, y, steps=300)
     curves[name] = losses
-    print(
-        f"{name:28} loss at step 1: {losses[0]:.3f}, step 300: {losses[-1]:.4f}"
-    )
+    first, last = losses[0], losses[-1]
+    print(f"{name:28} loss at step 1: {first:.3f}, step 300: {last:.4f}")
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for name, losses in curves.items():
