@@ -97,11 +97,33 @@ def shown(site_cell) -> str:
     return normalise(streams[0] if streams else "")
 
 
-def printed(cell) -> str:
-    """What a reader's code cell printed (stdout and stderr, in order), with what varies between
+def printed(cell, stream: str) -> str:
+    """What a reader's code cell wrote to ``stream`` (stdout or stderr), with what varies between
     runs and machines replaced as the build replaces it (:func:`jaxbook.snippet.scrub`,
     :func:`jaxbook.outputs.normalise`), without colour codes."""
-    return normalise(scrub(COLOUR.sub("", stdout_of(cell))))
+    text = "".join(o.text for o in cell.get("outputs", []) if o.get("name") == stream)
+    return normalise(scrub(COLOUR.sub("", text)))
+
+
+def in_order(lines: list[str], within: list[str]) -> bool:
+    """True if every line of ``lines`` is in ``within``, in the same order."""
+    rest = iter(within)
+    return all(line in rest for line in lines)
+
+
+def print_difference(site_cell, cell) -> str | None:
+    """How the reader's cell's printed output differs from the page's, or None.
+
+    The build's kernel shows stdout and stderr in the order written; ipykernel sends them on two
+    streams, so a cell that also wrote to stderr (a warning, a log line) must print the page's
+    lines in the page's order, with the stderr lines left out."""
+    page, out = shown(site_cell), printed(cell, "stdout")
+    if printed(cell, "stderr") and in_order(out.splitlines(), page.splitlines()):
+        return None
+    if out == page:
+        return None
+    diff = difflib.unified_diff(page.splitlines(), out.splitlines(), "site", "reader", lineterm="")
+    return "\n".join(diff)
 
 
 def on_another_cpu(setup: str) -> str:
@@ -179,14 +201,12 @@ def compare(site, reader) -> list[str]:
     for site_cell, cell in zip(site_cells, own):
         if cell.source != site_cell.source:
             problems.append(f"{cell.metadata.load}: source differs from the site's")
-        if printed(cell) != shown(site_cell):
-            diff = difflib.unified_diff(
-                shown(site_cell).splitlines(), printed(cell).splitlines(), "site", "reader", lineterm=""
-            )
+        diff = print_difference(site_cell, cell)
+        if diff is not None:
             problems.append(
                 f"{cell.metadata.load}: prints something else for the reader, whose kernel compiles "
                 f"with {OTHER_CPU} (an output that shows float rounding differs between CPUs: print "
-                "rounded values, or jnp.allclose):\n" + "\n".join(diff)
+                "rounded values, or jnp.allclose):\n" + diff
             )
         if error_of(site_cell) != error_of(cell):
             problems.append(
@@ -264,6 +284,29 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         assert (text, passed, solved_total) == ("solved: every test passes", total, total), stdout_of(
             reader.cells[-1]
         )[-3000:]
+
+
+def test_print_difference_compares_what_a_reader_sees_with_the_page():
+    """The comparison of printed output, on cells shaped as the build's kernel and ipykernel write
+    them: the page merges everything into one stream; the reader has stdout and stderr."""
+
+    def cell(*streams):
+        outputs = [nbformat.v4.new_output("stream", name=n, text=text) for n, text in streams]
+        return nbformat.v4.new_code_cell("", outputs=outputs)
+
+    page = cell(("stdout", "w: [0.061349]\nsnippets/a/x.py:4: DeprecationWarning: f is deprecated\nok\n"))
+    warning = ("stderr", "/tmp/ipykernel_7/12.py:4: DeprecationWarning: f is deprecated\n  f()\n")
+    assert print_difference(page, cell(("stdout", "w: [0.061349]\nok\n"), warning)) is None
+    assert "+w: [0.06134919]" in print_difference(page, cell(("stdout", "w: [0.06134919]\nok\n"), warning))
+    assert print_difference(page, cell(("stdout", "ok\nw: [0.061349]\n"), warning)) is not None
+    assert print_difference(page, cell(("stdout", "w: [0.061349]\nok\n"))) is not None
+
+    page = cell(("stdout", "jit: 38.1 ms\nf32[2]\n"))
+    assert print_difference(page, cell(("stdout", "jit: 4.2 ms \n\x1b[35mf32[2]\x1b[39m\n"))) is None
+    assert (
+        print_difference(page, cell(("stdout", "jit: 4.2 ms\n")))
+        == "--- site\n+++ reader\n@@ -1,2 +1 @@\n jit: <duration>\n-f32[2]"
+    )
 
 
 # -- the generator, without a build: fast checks of the notebook's structure -------------------------
