@@ -38,10 +38,10 @@ run = bucketed(pool_padded, BUCKETS)
 rng = np.random.default_rng(0)
 w = jnp.asarray(rng.normal(size=4), jnp.float32)
 lengths = rng.integers(1, 65, size=30)
-same = True
+close = []
 for n in lengths:
     x = rng.normal(size=(n, 4)).astype(np.float32)
-    same = same and bool(jnp.allclose(plain(x, w), run(x, w)))
+    close.append(bool(jnp.allclose(plain(x, w), run(x, w), atol=1e-6)))
 print(f"{len(lengths)} sequences, {len(set(lengths))} distinct lengths")
 print("traces (= compilations):", traces)
-print("the two results allclose:", same)
+print("the two results allclose:", all(close))

@@ -38,8 +38,8 @@ new_ref = step(params, x, y)
 
 
 def rounded(params):
-    """params, rounded to 6 decimals for printing."""
-    return jax.tree.map(lambda p: jnp.round(p, 6), params)
+    """params, rounded to 5 decimals for printing."""
+    return jax.tree.map(lambda p: jnp.round(p, 5), params)
 
 
 dp, ref = rounded(new_dp), rounded(new_ref)

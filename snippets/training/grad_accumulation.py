@@ -41,8 +41,8 @@ print(
     "| grads structure:",
     jax.tree.structure(grads_acc),
 )
-print(f"loss: accumulated {loss_acc:.6f}, full batch {loss_full:.6f}")
+print(f"loss: accumulated {loss_acc:.4f}, full batch {loss_full:.4f}")
 print(
     "grads allclose:",
-    all(jax.tree.leaves(jax.tree.map(jnp.allclose, grads_acc, grads_full))),
+    jax.tree.all(jax.tree.map(jnp.allclose, grads_acc, grads_full)),
 )
