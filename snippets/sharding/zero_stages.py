@@ -87,6 +87,6 @@ same = all(
     jax.tree.all(
         jax.tree.map(lambda a, b: jnp.allclose(a, b, atol=1e-4), r, results[0])
     )
-    for r in results
+    for r in results[1:]
 )
 print("updated params of all stages equal to within 1e-4:", same)

@@ -8,7 +8,7 @@ from snippets.training._model import init_params, loss_fn, make_data
 
 
 def train(optimizer, params, x, y, steps):
-    """Full-batch training. -> (final params, list of losses)."""
+    """Full-batch training. -> list of losses, one per step."""
 
     @jax.jit
     def step(params, opt_state):
@@ -23,7 +23,7 @@ def train(optimizer, params, x, y, steps):
     for _ in range(steps):
         params, opt_state, loss = step(params, opt_state)
         losses.append(float(loss))
-    return params, losses
+    return losses
 
 
 key_data, key_params = jax.random.split(jax.random.key(0))
@@ -38,9 +38,8 @@ runs = {
 }
 curves = {}
 for name, optimizer in runs.items():
-    _, losses = train(optimizer, params, x, y, steps=300)
-    curves[name] = losses
-    first, last = losses[0], losses[-1]
+    curves[name] = train(optimizer, params, x, y, steps=300)
+    first, last = curves[name][0], curves[name][-1]
     print(f"{name:28} loss at step 1: {first:.3f}, step 300: {last:.4f}")
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
