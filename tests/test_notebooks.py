@@ -8,8 +8,9 @@ with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-
 strict build): each cell prints what the page shows under it, the same cells error, with the same
 exception class, and the cells the download adds never error. The reader's kernel compiles for
 other vector units than the build's (:data:`OTHER_CPU`), so an output that depends on the order
-of a float sum fails here, not on the next machine that builds the book. A practice notebook's check must report "not yet" for the starter and every
-test passing once the reference solution is pasted into the code cell.
+of a float sum fails here, not on the next machine that builds the book. A practice notebook's
+check must report "not yet" for the starter and every test passing once the reference solution is
+pasted into the code cell.
 
 Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
 kernels started at the same time by several xdist workers cannot race for a port.
