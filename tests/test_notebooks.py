@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import platform
 import re
 import shutil
 import tempfile
@@ -296,6 +297,49 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         assert (text, passed, solved_total) == ("solved: every test passes", total, total), stdout_of(
             reader.cells[-1]
         )[-3000:]
+
+
+#: Prints the float32 bits of a matrix-vector product: XLA's code for it sums in another order
+#: with OTHER_CPU, so its last bits change.
+ROUNDING = """import json
+import jax, jax.numpy as jnp, numpy as np
+x = jax.random.normal(jax.random.key(0), (3, 300))
+y = jax.random.normal(jax.random.key(1), (300,))
+print(json.dumps(np.asarray(jax.jit(jnp.dot)(x, y)).tobytes().hex()))"""
+
+
+@pytest.mark.skipif(
+    platform.machine().lower() not in ("x86_64", "amd64"),
+    reason="OTHER_CPU's 128-bit vectors are this CPU's own (Arm's NEON): nothing to compare with",
+)
+def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
+    """The reader's kernel, given the set-up cell as the notebook test gives it, rounds otherwise
+    than this worker, which has the build's JAX settings: without that, comparing printed
+    outputs would say nothing about another CPU. The worker compiles first, into the compilation
+    cache the reader's kernel reads, so the test also fails if the cache key ignored the flag."""
+    import contextlib
+    import io
+
+    from jaxbook.downloads import reader_notebook
+
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        exec(ROUNDING, {})
+    page = "guide/grad"
+    download = reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT)
+    setup = next(
+        c["source"] for c in download["cells"] if c["metadata"].get("jaxbook", {}).get("role") == "setup"
+    )
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(on_another_cpu(setup)), nbformat.v4.new_code_cell(ROUNDING)]
+    )
+    with Reader(notebook, tmp_path) as kernel:
+        kernel.run_all()
+    errors = [o for c in notebook.cells for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    assert json.loads(stdout_of(notebook.cells[-1])) != json.loads(here.getvalue()), (
+        f"a float32 dot gives the same bits with {OTHER_CPU}: the reader's kernel rounds as the build's"
+    )
 
 
 def test_print_difference_compares_what_a_reader_sees_with_the_page():
