@@ -326,17 +326,15 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     with contextlib.redirect_stdout(here):
         exec(ROUNDING, {})
     page = PAGES[0]  # every download starts with the same set-up cell
-    download = reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT)
-    setup = next(
-        c["source"] for c in download["cells"] if c["metadata"].get("jaxbook", {}).get("role") == "setup"
-    )
+    download = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
+    setup = next(c for c in download.cells if role(c) == "setup")
     notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(on_another_cpu(setup)), nbformat.v4.new_code_cell(ROUNDING)]
+        cells=[nbformat.v4.new_code_cell(on_another_cpu(setup.source)), nbformat.v4.new_code_cell(ROUNDING)]
     )
     with Reader(notebook, tmp_path) as kernel:
         kernel.run_all()
-    errors = [o for c in notebook.cells for o in c.outputs if o.output_type == "error"]
-    assert not errors, errors
+    failed = [c.outputs for c in notebook.cells if error_of(c)]
+    assert not failed, failed
     assert json.loads(stdout_of(notebook.cells[-1])) != json.loads(here.getvalue()), (
         f"a float32 dot gives the same bits with {OTHER_CPU}: the reader's kernel rounds as the build's"
     )
