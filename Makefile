@@ -25,10 +25,11 @@ page: $(VENV)
 	@test -n "$(PAGE)" || { echo "usage: make page PAGE=guide/grad.md" >&2; exit 2; }
 	$(PY) -m jaxbook.build $(PAGE)
 
-# Rewrite expected outputs (snippets/**/*.out) from a real run in the book's kernel:
-# make outputs | make outputs PAGE=guide/jit.md | make outputs SNIPPET=snippets/jit/jit_basic.py
+# Write expected outputs (snippets/**/*.out) from the real results (executing what the store lacks):
+# make outputs [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [HELPER=snippets/x/_h.py] [FAILED=1] [CHECK=1]
 outputs: $(VENV)
-	$(PY) -m jaxbook.outputs $(if $(PAGE),--page $(PAGE)) $(if $(SNIPPET),--snippet $(SNIPPET))
+	$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
+	  $(foreach h,$(HELPER),--helper $(h)) $(if $(FAILED),--failed) $(if $(CHECK),--check)
 
 # Upgrade JAX and everything else (or pin: make upgrade JAX=0.11.2): new lock, new .venv,
 # rewritten expected outputs and a per-page summary. Review with git diff.

@@ -7,6 +7,8 @@ from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).parent.resolve()))  # the jaxbook package
 
+from jaxbook.pages import MYST_EXTENSIONS, PAGE_PATTERNS  # noqa: E402
+
 project = "Learn JAX by Running It"
 author = "The JAX book contributors"
 copyright = "2026, the JAX book contributors"
@@ -22,17 +24,14 @@ extensions = [
     "jaxbook.downloads",
     "jaxbook.seo",
 ]
-include_patterns = ["index.md", "404.md", "guide/**.md", "docs/**.md", "practice/**.md"]
+include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
 
-# Execute every page that Sphinx (re)reads; Sphinx's own dependency tracking decides which.
+# Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook.sphinxext).
 nb_execution_mode = "force"
-nb_execution_timeout = 900  # backstop; each snippet has its own limit (jaxbook.runtime)
-nb_execution_raise_on_error = False  # report every failure as a warning; -W fails the build
-nb_execution_show_tb = True
 nb_merge_streams = True
 nb_render_error_lexer = "pytb"  # the kernel shows plain Python tracebacks (jaxbook.snippet)
-myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
+myst_enable_extensions = list(MYST_EXTENSIONS)
 myst_heading_anchors = 3
 
 html_theme = "sphinx_book_theme"

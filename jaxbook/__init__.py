@@ -1,15 +1,20 @@
 """Build and test machinery of the executable JAX book.
 
-- :mod:`jaxbook.runtime`  -- the one place that configures JAX (CPU, 8 emulated devices).
-- :mod:`jaxbook.snippet`  -- the snippet contract: error declarations, execution, trimmed tracebacks.
-- :mod:`jaxbook.deps`     -- which project files a snippet imports (for rebuild tracking).
-- :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets at build time.
+Data flows one way: page -> snippet paths -> execution -> result -> verdict -> rendered page.
+
+- :mod:`jaxbook.runtime`  -- the one place that configures JAX (CPU, 8 emulated devices, other CPUs).
+- :mod:`jaxbook.pages`    -- the pages, read with MyST's parser; the rule from a snippet to its page.
+- :mod:`jaxbook.snippet`  -- the snippet contract: declarations, execution, trimmed tracebacks.
+- :mod:`jaxbook.deps`     -- which project files a snippet imports.
+- :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets.
+- :mod:`jaxbook.store`    -- the execution store: each page's results, keyed by everything they depend on.
+- :mod:`jaxbook.execute`  -- results from the store, the missing pages executed in kernels.
+- :mod:`jaxbook.outputs`  -- expected outputs (``snippets/**/*.out``): the normaliser and the files.
+- :mod:`jaxbook.compare`  -- outputs compared as numbers: text exactly, floats within a tolerance.
+- :mod:`jaxbook.verdict`  -- whether a result holds its contract and matches its ``.out`` file.
+- :mod:`jaxbook.sphinxext` -- the Sphinx extension: cells, execution through the store, verdicts.
+- :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
 - :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
-- :mod:`jaxbook.sphinxext` -- the Sphinx extension that ties it together.
-- :mod:`jaxbook.outputs`  -- expected outputs (``snippets/**/*.out``): normaliser, diff, ``make outputs``.
-- :mod:`jaxbook.records`  -- build records of executed snippets, reused by the tests.
-- :mod:`jaxbook.pages`    -- the rule from a snippet to its page, and a page's snippets.
-- :mod:`jaxbook.nbadapter` -- the one use of MyST-NB/nbclient internals: each cell's snippet path.
 - :mod:`jaxbook.upgrade`  -- ``make upgrade``: new lock, new outputs, per-page summary.
 """
 

@@ -3,8 +3,12 @@
 
 The strict build is the one ``make html``, the tests and Read the Docs run: every page executed,
 any Sphinx warning fails it (``-W --keep-going``, so all problems are reported at once).
-Both read pages in parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` reads them one
-after another): each process executes its pages in one warm kernel (:mod:`jaxbook.provisioner`).
+``make html`` first fills the execution store (:func:`jaxbook.execute.execute_book`): the pages
+whose results are missing run on one kernel per core, the longest first, so the cores finish
+together; Sphinx then reads every page's outputs from the store. Sphinx reads and writes pages in
+parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` for one process and one kernel);
+a page missing from the store (``sphinx-build`` run directly, as on Read the Docs) is executed by
+the process that reads it.
 """
 
 from __future__ import annotations
@@ -49,7 +53,20 @@ def page_command(pages: list[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    command = page_command(argv) if argv else strict_command()
+    """``[--out DIR] [PAGE ...]``: the strict build into DIR (default ``_build``), or a preview of
+    the pages."""
+    build = None
+    if argv[:1] == ["--out"]:
+        build, argv = Path(argv[1]), argv[2:]
+    if not argv:
+        from jaxbook.execute import execute_book
+
+        jobs = os.environ.get("JAXBOOK_JOBS", "auto")
+        try:
+            execute_book(ROOT, None if jobs == "auto" else int(jobs))
+        except Exception as exc:  # noqa: BLE001 - Sphinx executes what is missing, and reports
+            print(f"jaxbook: executing the pages ahead of Sphinx failed ({exc}); Sphinx will retry")
+    command = page_command(argv) if argv else strict_command(ROOT, build)
     return subprocess.call(command, cwd=ROOT)
 
 

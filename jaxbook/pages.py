@@ -1,21 +1,157 @@
-"""From a snippet to its page in one hop, and from a page to its snippets.
+"""The book's pages, read once with MyST's own parser: which pages there are, what each page's code
+cells load, and which page shows a snippet.
 
-The rule (:func:`page_of`), the only place it is written down:
+- :data:`PAGE_PATTERNS` -- the pages of the book (conf.py's ``include_patterns`` is made from it);
+- :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
+  MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
+  another block is not a cell, as for MyST-NB);
+- :func:`page_of` -- the rule from a snippet to its page, the only place it is written down:
 
-- ``snippets/index/<name>.py``     belongs to ``index.md``;
-- ``snippets/practice/<name>.py``  belongs to ``practice/<section>/<name>.md`` (one section has it);
-- ``snippets/<folder>/<name>.py``  belongs to ``guide/<folder>.md`` or ``docs/<folder>.md``
-  (exactly one of them exists).
+  - ``snippets/index/<name>.py``     belongs to ``index.md``;
+  - ``snippets/practice/<name>.py``  belongs to ``practice/<section>/<name>.md`` (one section has it);
+  - ``snippets/<folder>/<name>.py``  belongs to ``guide/<folder>.md`` or ``docs/<folder>.md``
+    (exactly one of them exists).
 
 The build reports a page that loads a snippet belonging to another page, so the rule always holds.
+Nothing here imports Sphinx or runs code.
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, field
 from pathlib import Path
 
-#: The pages of the book, as in conf.py's include_patterns.
-PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
+import yaml
+
+#: The pages of the book (besides 404.md), as glob patterns relative to the book's root; each
+#: ``*`` stays within one folder, as in Sphinx's ``include_patterns`` (conf.py uses this tuple).
+PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practice/*/*.md")
+#: MyST's syntax extensions of the book (conf.py's ``myst_enable_extensions``).
+MYST_EXTENSIONS = ("colon_fence", "deflist", "dollarmath")
+CODE_CELL = "{code-cell}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A ``{code-cell}`` of a page: where it is, what it loads, and what else it holds."""
+
+    line: int  # 1-based line of the opening fence
+    end: int  # 1-based line of the closing fence
+    load: str | None  # the ``load`` option, relative to the page
+    load_line: int  # 1-based line of the ``load`` option (the fence's line when absent)
+    body: tuple[str, ...]  # inline code (a book cell has none)
+    tags: tuple[str, ...] = ()
+    tags_line: int = 0
+    problem: str | None = None  # options MyST-NB could not read
+
+
+@dataclass(frozen=True)
+class Page:
+    path: Path
+    top_matter: dict = field(default_factory=dict)
+    top_matter_lines: tuple[str, ...] = ()  # the top matter's text, from its second line
+    cells: tuple[Cell, ...] = ()
+
+    @property
+    def is_notebook(self) -> bool:
+        """MyST-NB reads the page as a notebook (``file_format: mystnb``) and executes it."""
+        return self.top_matter.get("file_format") == "mystnb"
+
+    def snippets(self) -> list[Path]:
+        """The snippet files the page's cells load, in order, once each (existing or not)."""
+        found = [(self.path.parent / c.load).resolve() for c in self.cells if c.load]
+        return list(dict.fromkeys(found))
+
+
+class _Directive:
+    """What MyST's option parser needs to know of ``{code-cell}`` (as MyST-NB declares it)."""
+
+    option_spec = {"options": True}
+    required_arguments = 0
+    optional_arguments = 1
+    has_content = True
+
+
+@functools.cache
+def _parser():
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS), disable_syntax=["inline"])
+    return create_md_parser(config, RendererHTML)
+
+
+@functools.cache
+def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...]]:
+    from myst_parser.parsers.directives import parse_directive_text
+
+    tokens = _parser().parse(text + "\n")
+    lines = text.split("\n")
+    top_matter, top_lines, cells = {}, (), []
+    if tokens and tokens[0].type == "front_matter":
+        top_lines = tuple(tokens[0].content.split("\n"))
+        try:
+            top_matter = yaml.safe_load(tokens[0].content) or {}
+        except yaml.YAMLError:
+            top_matter = {}  # MyST reports it
+        if not isinstance(top_matter, dict):
+            top_matter = {}
+    for token in tokens:
+        if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
+            continue
+        start = token.map[0] + 1
+        result = parse_directive_text(_Directive, "", token.content, validate_options=False)
+        options = result.options or {}
+        problem = str(result.warnings[0].msg) if result.warnings else None
+        body = tuple(line for line in result.body if line.strip())
+        tags = options.get("tags") or ()
+        if isinstance(tags, str):
+            tags = tuple(t.strip() for t in tags.strip("[]").split(",") if t.strip())
+        cells.append(
+            Cell(
+                line=start,
+                end=token.map[1],
+                load=str(options["load"]).strip() if options.get("load") else None,
+                load_line=_option_line(lines, start, token.map[1], "load"),
+                body=body,
+                tags=tuple(str(t) for t in tags),
+                tags_line=_option_line(lines, start, token.map[1], "tags"),
+                problem=problem,
+            )
+        )
+    return top_matter, top_lines, tuple(cells)
+
+
+def _option_line(lines: list[str], start: int, end: int, key: str) -> int:
+    """The 1-based line of option ``key`` in the cell between lines ``start`` and ``end``."""
+    for number in range(start + 1, end + 1):
+        text = lines[number - 1].strip()
+        if text.startswith((f":{key}:", f"{key}:")):
+            return number
+    return start
+
+
+def parse(text: str, path: Path) -> Page:
+    """The page whose source is ``text`` (from the file at ``path``); each distinct text is
+    parsed once per process."""
+    return Page(path, *_parse(text))
+
+
+def read(path: Path) -> Page:
+    """The page at ``path``."""
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def book_pages(root: Path) -> list[Path]:
+    """Every page source of the book, sorted."""
+    return sorted({p for pattern in PAGE_PATTERNS for p in root.glob(pattern)})
+
+
+def loaded_snippets(page: Path) -> list[Path]:
+    """The snippet files ``page`` loads, in the order of its cells."""
+    return read(page).snippets()
 
 
 def page_of(snippet: Path, root: Path) -> Path:
@@ -44,24 +180,6 @@ def page_of(snippet: Path, root: Path) -> Path:
             f"but {'none' if not found else 'more than one'} exists"
         )
     return found[0]
-
-
-def book_pages(root: Path) -> list[Path]:
-    """Every page source of the book, sorted."""
-    return sorted({p for pattern in PAGE_PATTERNS for p in root.glob(pattern)})
-
-
-def loaded_snippets(page: Path) -> list[Path]:
-    """The snippet files ``page`` loads, in the order of its cells."""
-    from jaxbook.sphinxext import find_cells
-
-    found = []
-    for cell in find_cells(page.read_text(encoding="utf-8").split("\n")):
-        if cell.load:
-            path = (page.parent / cell.load).resolve()
-            if path not in found:
-                found.append(path)
-    return found
 
 
 def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, list[Path]]:

@@ -14,6 +14,21 @@ from pathlib import Path
 from jaxbook import book_root, runtime
 
 
+def helper_message(path: Path) -> str:
+    """What running a helper module means: nothing to show; the snippets that import it."""
+    from jaxbook.accept import importers
+    from jaxbook.snippet import display_path
+
+    users = [display_path(s) for s in importers(path, book_root())]
+    name = display_path(path)
+    listed = "".join(f"\n  {user}" for user in users) or " none"
+    return (
+        f"{name} is a helper (its name starts with _): readers never see it as a cell and it has "
+        f"no output of its own. The snippets that import it:{listed}\n"
+        f"Run those, or accept their outputs at once: make outputs HELPER={name}"
+    )
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__.strip(), file=sys.stderr)
@@ -30,6 +45,10 @@ def main(argv: list[str]) -> int:
         if not path.is_file():
             print(f"{arg}: no such snippet file", file=sys.stderr)
             status = 1
+            continue
+        if path.name.startswith("_"):
+            print(helper_message(path), file=sys.stderr)
+            status = 2
             continue
         try:
             with snippet.restored_state():  # as the build does, so files cannot affect each other

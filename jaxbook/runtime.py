@@ -7,6 +7,7 @@ every test sees the same platform and the same number of devices.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 from pathlib import Path
@@ -128,10 +129,15 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
 def execution_key() -> str:
     """A string that changes whenever published outputs could change without a source edit:
     the JAX/jaxlib versions and the device settings. The build re-executes every page when it changes."""
+    settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
+    return f"{_versions()};{settings}"
+
+
+@functools.cache
+def _versions() -> str:
     from importlib.metadata import version
 
-    settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
-    return f"jax=={version('jax')};jaxlib=={version('jaxlib')};{settings}"
+    return f"jax=={version('jax')};jaxlib=={version('jaxlib')}"
 
 
 #: cpuinfo flags, widest first, and how the stamp names them: the vector instructions XLA may use.

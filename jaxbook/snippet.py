@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxbook import ROOT, book_root
-from jaxbook.compare import DEFAULT, Tolerance
 
 DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance)\s*:(.*)$")
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
@@ -157,7 +156,7 @@ TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
 MAX_TOLERANCE = 0.05
 
 
-def _tolerance(value: str, where: str) -> Tolerance:
+def _tolerance(value: str, where: str):
     """The :class:`~jaxbook.compare.Tolerance` of a ``# tolerance:`` declaration's ``value``
     (``rtol=2e-3, atol=1e-6 -- reason``); raises :class:`SnippetError` naming ``where``."""
     example = "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
@@ -178,13 +177,17 @@ def _tolerance(value: str, where: str) -> Tolerance:
             f"{where}: malformed tolerance declaration: {found.group('values').strip()} is not a "
             f"tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
         )
+    from jaxbook.compare import Tolerance  # not in the kernel: it never compares outputs
+
     return Tolerance(rtol=values.get("rtol", 0.0), atol=values.get("atol", 0.0))
 
 
-def parse_tolerance(source: str, name: str) -> Tolerance:
+def parse_tolerance(source: str, name: str):
     """The tolerance of the snippet ``source``: its ``# tolerance:`` declaration, else
     :data:`jaxbook.compare.DEFAULT`. Raises :class:`SnippetError` naming ``name`` and the line for
     a malformed declaration (same placement rules as ``# raises:``)."""
+    from jaxbook.compare import DEFAULT
+
     header = _header(source, name)
     if "tolerance" not in header:
         return DEFAULT

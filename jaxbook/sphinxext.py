@@ -1,122 +1,65 @@
 """The book's Sphinx extension: snippet cells that cannot lie.
 
-- Every ``{code-cell}`` must ``:load:`` a file under ``snippets/``; a missing file, inline code, a
-  syntax error or a malformed error declaration is reported at the page's line and the snippet's.
-- The snippet and every project module it imports become Sphinx dependencies of the page, so an
-  edit re-executes exactly the pages that use it; pages whose execution failed are re-read on the
-  next build; a change of JAX version or device settings (``jaxbook_execution_key``) re-reads all,
-  and so does an edit to any file of ``jaxbook/`` (the ``env_version`` is :func:`jaxbook.machinery_version`).
-- Sphinx decides by modification time; :func:`unchanged_content` keeps a page that only looks
-  newer (a ``touch``, a checkout, a save without edits) from being read and executed again: the
-  page and every file it depends on are compared by content hash with the last successful read.
-- Execution happens in the ``python3`` kernel from ``jaxbook/kernels`` (see :mod:`jaxbook.kernel`).
-- Each cell is captioned with its snippet file; each page carries an environment stamp.
+- **Cells.** Every ``{code-cell}`` (as :func:`jaxbook.pages.read` finds them, with MyST's own
+  parser) must ``:load:`` a file under ``snippets/``; a missing file, inline code, a syntax error,
+  a malformed declaration or a tag that would skip the contract is reported at the page's line.
+  The snippet, every project module it imports and its ``.out`` file become Sphinx dependencies of
+  the page, so an edit to any of them reads the page again.
+- **Execution.** MyST-NB does not run the pages: the one use of its internals,
+  :func:`install_client`, gives it a client that takes each page's outputs from the execution
+  store, executing the page only when the store has no result for its files, machinery and
+  environment (:mod:`jaxbook.execute`, :mod:`jaxbook.store`). Reading a page again costs no
+  execution; ``make html`` fills the store on every core before Sphinx starts.
+- **Verdicts.** Each cell's result is checked (:mod:`jaxbook.verdict`): a broken contract, a
+  missing ``.out`` file or an output that differs is one warning at the cell's line, with the
+  command that fixes or accepts it; the details go to ``_build/reports/<page>.txt``, never into the
+  published site. A build lists every problem at its end and writes them to
+  ``_build/failures.json`` (``make outputs FAILED=1``). A page with a problem is read again by the
+  next build.
+- **Captions and stamp.** Each cell is captioned with its snippet file; each page carries the
+  environment that produced its outputs.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
+import platform
 import subprocess
 import sys
+import time
 from html import escape
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, machinery_version, nbadapter, runtime
+from jaxbook import ROOT, book_root, machinery_version, pages, runtime
+from jaxbook.accept import FAILURES
 from jaxbook.deps import project_dependencies
+from jaxbook.outputs import expected_path
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
 
 logger = logging.getLogger(__name__)
 
-CELL_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
-ANY_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
-OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
-YAML_LOAD = re.compile(r"^load:\s*(?P<value>.*)$")
-YAML_TAGS = re.compile(r"^tags:\s*(?P<value>.*)$")
 #: Cell tags with which MyST-NB publishes a cell that did not run under the contract: any
 #: exception passes (raises-exception), or the code is shown without running (skip-execution).
 UNCHECKED_TAGS = ("raises-exception", "skip-execution")
-TOP_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.S)
+#: What the book's kernel (IPython's) says of its language, as a notebook's metadata keeps it.
+LANGUAGE_INFO = {
+    "name": "python",
+    "pygments_lexer": "ipython3",
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "nbconvert_exporter": "python",
+}
 
 
-def _closes(line: str, fence: str) -> bool:
-    """True if ``line`` closes a block opened with ``fence`` (same character, at least as long)."""
-    text = line.strip()
-    return text.startswith(fence) and not text.strip(fence[0])
-
-
-class Cell:
-    """A ``{code-cell}`` found in a page's source: where it is and what it loads."""
-
-    def __init__(
-        self,
-        start: int,
-        end: int,
-        load: str | None,
-        load_line: int,
-        body: list[str],
-        tags: tuple[str, int] | None = None,
-    ):
-        self.start, self.end = start, end  # 0-based line indexes of the fences
-        self.load, self.load_line = load, load_line  # 1-based line of the :load: option
-        self.body = body
-        self.tags = tags  # the :tags: option's text and 1-based line, if the cell has one
-
-
-def find_cells(lines: list[str]) -> list[Cell]:
-    """Parse the code cells of a MyST page (fence, options, body) without executing anything."""
-    cells, i = [], 0
-    while i < len(lines):
-        opened = CELL_OPEN.match(lines[i].strip())
-        if not opened:
-            other = ANY_FENCE.match(lines[i].strip())
-            i += 1
-            if other:  # skip another fence's body: an example of a cell is not a cell
-                fence = other.group("fence")
-                while i < len(lines) and not _closes(lines[i], fence):
-                    i += 1
-                i += 1
-            continue
-        fence = opened.group("fence")
-        start, j = i, i + 1
-        load, load_line, body, in_yaml, options_done, tags = None, 0, [], False, False, None
-        while j < len(lines):
-            text = lines[j].strip()
-            if _closes(lines[j], fence):
-                break
-            if not options_done and text == "---" and not in_yaml:
-                in_yaml = True
-            elif in_yaml:
-                if text == "---":
-                    in_yaml, options_done = False, True
-                elif YAML_LOAD.match(text):
-                    load, load_line = YAML_LOAD.match(text).group("value").strip(), j + 1
-                elif YAML_TAGS.match(text):
-                    tags = YAML_TAGS.match(text).group("value"), j + 1
-            elif not options_done and OPTION.match(text):
-                found = OPTION.match(text)
-                if found.group("key") == "load":
-                    load, load_line = found.group("value").strip(), j + 1
-                elif found.group("key") == "tags":
-                    tags = found.group("value"), j + 1
-            else:
-                options_done = True
-                if text:
-                    body.append(lines[j])
-            j += 1
-        cells.append(Cell(start, j, load, load_line or start + 1, body, tags))
-        i = j + 1
-    return cells
-
-
-def check_cell(page: Path, cell: Cell) -> tuple[list[Path], str | None]:
+def check_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]:
     """Return (the files the cell's snippet runs, None) for a valid cell, the snippet first and then
     the project modules it imports (:func:`jaxbook.deps.project_dependencies`), or ([], error)."""
+    if cell.problem:
+        return [], f"the cell's options cannot be read: {cell.problem}"
     if cell.body:
         return [], (
             "a code cell must not contain inline code: put it in a file under "
@@ -141,29 +84,25 @@ def check_cell(page: Path, cell: Cell) -> tuple[list[Path], str | None]:
     return files, None
 
 
-def unchecked_tag(cell: Cell) -> str | None:
+def unchecked_tag(cell: pages.Cell) -> str | None:
     """The first of :data:`UNCHECKED_TAGS` among the cell's tags, if any."""
-    return next((tag for tag in UNCHECKED_TAGS if cell.tags and tag in cell.tags[0]), None)
+    return next((tag for tag in UNCHECKED_TAGS if tag in cell.tags), None)
 
 
-def page_execution_settings(top_matter: str) -> list[tuple[str, int]]:
+def page_execution_settings(page: pages.Page) -> list[tuple[str, int]]:
     """A problem, with its 1-based line, for each execution setting a page's top matter makes
     (``mystnb: {execution_allow_errors: true}`` would let any exception through): how pages run
     is the book's setting, in conf.py."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(top_matter) or {}
-    except yaml.YAMLError:
-        return []  # MyST reports malformed top matter itself
-    settings = data.get("mystnb") if isinstance(data, dict) else None
+    settings = page.top_matter.get("mystnb")
     if not isinstance(settings, dict):
         return []
-    lines = top_matter.split("\n")
     problems = []
     for key in settings:
         if str(key).startswith("execution"):
-            line = next((i for i, text in enumerate(lines, 2) if text.strip().startswith(f"{key}:")), 1)
+            line = next(
+                (i for i, text in enumerate(page.top_matter_lines, 2) if text.strip().startswith(f"{key}:")),
+                1,
+            )
             problems.append(
                 (
                     f"the page sets '{key}' under 'mystnb': pages run as conf.py says, every one "
@@ -176,124 +115,204 @@ def page_execution_settings(top_matter: str) -> list[tuple[str, int]]:
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
     """Validate the page's code cells and record what the page depends on."""
-    env = app.env
-    page = Path(env.doc2path(docname))
-    lines = source[0].split("\n")
-    cells = find_cells(lines)
-    if not cells:
+    path = Path(app.env.doc2path(docname))
+    page = pages.parse(source[0], path)
+    if not page.cells:
         return
-    top = TOP_MATTER.match(source[0])
-    if not top or not re.search(r"^file_format:\s*mystnb\s*$", top.group("body"), re.M):
+    if not page.is_notebook:
         logger.error(
             "a page with code cells must start with the top matter "
             "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
             location=(docname, 1),
         )
-    for problem, line in page_execution_settings(top.group("body") if top else ""):
+    for problem, line in page_execution_settings(page):
         logger.error(problem, location=(docname, line))
+    lines = source[0].split("\n")
     changed = False
-    for cell in cells:
+    for cell in page.cells:
         tag = unchecked_tag(cell)
         if tag:  # reported instead of anything else about the cell, which is not run
-            files, location = [], cell.tags[1]
+            files, location = [], cell.tags_line
             error = (
                 f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
                 "exception through, or skips the run): declare an expected error in the snippet "
                 "('# raises: ValueError', see docs/contributing.md)"
             )
         else:
-            files, error = check_cell(page, cell)
+            files, error = check_cell(path, cell)
             location = cell.load_line
         if error:
             logger.error(error, location=(docname, location))
             # Keep the build going (so every problem is reported at once) without executing it.
-            lines[cell.start] = lines[cell.start].replace("{code-cell}", "text", 1)
+            lines[cell.line - 1] = lines[cell.line - 1].replace(pages.CODE_CELL, "text", 1)
             changed = True
             continue
         for dependency in files:
-            env.note_dependency(str(dependency))
+            app.env.note_dependency(str(dependency))
+        app.env.note_dependency(str(expected_path(files[0])))  # a new .out is checked again
     if changed:
         source[0] = "\n".join(lines)
 
 
-def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
-    """Re-read pages whose last execution failed, so a failure is never cached as output; do not
-    re-read pages whose files only look newer (:func:`unchanged_content`)."""
-    from myst_nb.sphinx_ import NbMetadataCollector
+# --- execution and verdicts ---------------------------------------------------------------------
 
-    failed = []
-    for docname, data in NbMetadataCollector.get_doc_data(env).items():
-        exec_data = data.get("exec_data") or {}
-        if exec_data.get("succeeded") is False and docname in env.found_docs:
-            failed.append(docname)
-    # The one place that relies on Sphinx internals: the sets passed to this event are the ones
-    # Sphinx reads from afterwards (Sphinx 9 builders/__init__.py, Builder.read), so dropping a page
-    # here undoes Sphinx's mtime decision; pages returned by any handler are still added after.
-    # tests/test_rebuild.py::test_touching_files_executes_nothing fails if that ever changes.
-    changed -= unchanged_content(env, changed)
-    return failed
+_app = None  # this process's Sphinx application (one per process; parallel workers are forks)
+_executor = None
 
 
-def _sha256(path: Path) -> str | None:
+def executor():
+    """This process's executor: a kernel started on first need, kept for the next pages."""
+    global _executor
+    if _executor is None:
+        import atexit
+
+        from jaxbook.execute import Executor
+
+        _executor = Executor(book_root())
+        atexit.register(_executor.close)
+    return _executor
+
+
+def install_client() -> None:
+    """Make MyST-NB take each page's outputs from the execution store (idempotent).
+
+    The one place that relies on MyST-NB internals: ``myst_nb.sphinx_.Parser.parse`` opens
+    ``create_client(notebook, path, nb_config, logger, read_fmt)`` (a name of that module) and
+    renders the outputs that the client leaves in ``notebook``; a client is a subclass of
+    ``myst_nb.core.execute.NotebookClientBase`` that fills them in ``start_client``.
+    ``tests/test_sphinxext.py`` checks these assumptions and fails if an upgrade changes one.
+    """
+    import myst_nb.sphinx_
+    from myst_nb.core.execute import NotebookClientBase
+
+    original = myst_nb.sphinx_.create_client
+    if getattr(original, "jaxbook", False):
+        return
+
+    class StoreClient(NotebookClientBase):
+        def start_client(self):
+            fill_outputs(self)
+
+    def create_client(notebook, source, nb_config, logger, read_fmt=None):
+        if any(cell.get("metadata", {}).get("load") for cell in notebook.cells):
+            return StoreClient(notebook, Path(source), nb_config, logger)
+        return original(notebook, source, nb_config, logger, read_fmt)
+
+    create_client.jaxbook = True
+    myst_nb.sphinx_.create_client = create_client
+
+
+def fill_outputs(client) -> None:
+    """Give the client's notebook its outputs from the store, and report each cell's problems."""
+    from nbformat import from_dict
+
+    from jaxbook import verdict
+
+    env, root = _app.env, book_root()
+    docname = env.docname
+    page = client.path.resolve()
+    start = time.perf_counter()
+    found: list[tuple[int, verdict.Problem]] = []
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _inputs(env, docname: str) -> dict[str, str | None]:
-    """Content hashes of a page's source and of every file Sphinx records as its dependency."""
-    files = [Path(env.doc2path(docname)), *map(Path, env.dependencies.get(docname, ()))]
-    return {str(path): _sha256(path) for path in files}
-
-
-def unchanged_content(env, changed: set[str]) -> set[str]:
-    """The pages in ``changed`` whose source and dependencies hold the same bytes as when they
-    were last read (and executed successfully). Sphinx put them there for a newer mtime only:
-    a page it must re-read for another reason (no doctree, re-read always, failed execution,
-    a config change, which marks every page as added) is never among them."""
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    recorded = getattr(env, "jaxbook_inputs", {})
-    nb_data = NbMetadataCollector.get_doc_data(env)
-    same = set()
-    for docname in changed:
-        before = recorded.get(docname)
-        exec_data = nb_data.get(docname, {}).get("exec_data") or {}
-        if (
-            not before
-            or docname in env.reread_always
-            or exec_data.get("succeeded") is False
-            or not (Path(env.doctreedir) / f"{docname}.doctree").is_file()
-        ):
+        result = executor().page(page)
+    except Exception as exc:  # noqa: BLE001 - the kernel died or could not start: report it here
+        logger.warning(f"the page could not be executed: {exc}", location=(docname, 1), type="jaxbook")
+        env.jaxbook_problems[docname] = [(1, f"the page could not be executed: {exc}", None, "execution")]
+        return
+    # What a kernel's reply would have told MyST-NB: the cells' language, for their lexer.
+    client.notebook.metadata["language_info"] = LANGUAGE_INFO | {"version": platform.python_version()}
+    count = 0
+    for index, cell in enumerate(client.notebook.cells):
+        load = cell.get("metadata", {}).get("load")
+        if cell.get("cell_type") != "code" or not load:
             continue
-        if None not in before.values() and _inputs(env, docname) == before:
-            same.add(docname)
-    return same
+        name = (page.parent / load).resolve().relative_to(root).as_posix()
+        outcome = result.cell(name)
+        count += 1
+        cell.outputs = [from_dict(output) for output in outcome.outputs]
+        cell.execution_count = count
+        problem = verdict.verdict(
+            outcome, root, check_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
+        )
+        if problem is not None:
+            found.append((client.cell_line(index), problem))
+    if result.page in executor().executed:
+        from jaxbook.execute import executed_line
+
+        logger.info(executed_line(result))
+    report(docname, found)
+    client.exec_metadata = {
+        "mtime": time.time(),
+        "runtime": result.seconds or time.perf_counter() - start,
+        "method": "jaxbook store",
+        "succeeded": not found,
+        "error": None,
+        "traceback": None,
+    }
 
 
-def on_doctree_read_record_inputs(app, doctree) -> None:
-    """Remember what this read of the page was made from (see :func:`unchanged_content`)."""
-    env = app.env
-    if not hasattr(env, "jaxbook_inputs"):
-        env.jaxbook_inputs = {}
-    env.jaxbook_inputs[env.docname] = _inputs(env, env.docname)
+def report(docname: str, found: list) -> None:
+    """One warning per problem at its cell's line; the details in the page's report file."""
+    env = _app.env
+    path = Path(_app.outdir).parent / "reports" / f"{docname}.txt"
+    env.jaxbook_problems[docname] = [(line, p.summary, p.snippet, p.kind) for line, p in found]
+    if not found:
+        path.unlink(missing_ok=True)
+        return
+    for line, problem in found:
+        logger.warning(problem.summary, location=(docname, line), type="jaxbook", subtype=problem.kind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "\n\n".join(f"{env.doc2path(docname)}:{line}\n{p.details}" for line, p in found) + "\n",
+        encoding="utf-8",
+    )
+
+
+def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
+    """Read again the pages whose last reading found a problem: a failure is never cached."""
+    return [
+        d for d, problems in getattr(env, "jaxbook_problems", {}).items() if problems and d in env.found_docs
+    ]
 
 
 def on_env_merge_info(app, env, docnames, other) -> None:
-    """Parallel read: bring the workers' records into the main environment."""
-    if not hasattr(env, "jaxbook_inputs"):
-        env.jaxbook_inputs = {}
-    recorded = getattr(other, "jaxbook_inputs", {})
-    env.jaxbook_inputs.update({d: recorded[d] for d in docnames if d in recorded})
+    """Parallel read: bring the workers' verdicts into the main environment."""
+    found = getattr(other, "jaxbook_problems", {})
+    env.jaxbook_problems = getattr(env, "jaxbook_problems", {})
+    env.jaxbook_problems.update({d: found[d] for d in docnames if d in found})
 
 
 def on_env_purge_doc(app, env, docname) -> None:
-    getattr(env, "jaxbook_inputs", {}).pop(docname, None)
+    getattr(env, "jaxbook_problems", {}).pop(docname, None)
+
+
+def on_build_finished(app, exception) -> None:
+    """List every problem of the build, one line each, and keep the failing snippets for
+    ``make outputs FAILED=1``."""
+    problems = [
+        (docname, line, summary, snippet, kind)
+        for docname, found in sorted(getattr(app.env, "jaxbook_problems", {}).items())
+        for line, summary, snippet, kind in found
+    ]
+    failures = Path(app.outdir).parent / FAILURES.name
+    outputs_to_accept = sorted({snippet for *_, snippet, kind in problems if kind in ("differs", "missing")})
+    failures.parent.mkdir(parents=True, exist_ok=True)
+    failures.write_text(json.dumps({"snippets": outputs_to_accept}, indent=1), encoding="utf-8")
+    if not problems:
+        return
+    logger.info("")
+    logger.info(f"{len(problems)} problem(s) with the book's cells:", color="red")
+    for docname, line, summary, *_ in problems:
+        logger.info(f"  {app.env.doc2path(docname, False)}:{line}: {summary}")
+    if outputs_to_accept:
+        logger.info("  to accept every output listed above: make outputs FAILED=1 (then review git diff)")
+    logger.info(f"  details: {Path(app.outdir).parent / 'reports'}/<page>.txt")
 
 
 def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
-    """Measure the execution environment once per build that executes anything."""
+    """Measure the execution environment once per build that reads anything."""
+    if not hasattr(env, "jaxbook_problems"):
+        env.jaxbook_problems = {}
     if docnames or not getattr(env, "jaxbook_stamp", None):
         result = subprocess.run(
             [sys.executable, "-m", "jaxbook.runtime"],
@@ -303,6 +322,9 @@ def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
             cwd=book_root(),
         )
         env.jaxbook_stamp = json.loads(result.stdout)
+
+
+# --- captions, stamp, configuration -------------------------------------------------------------
 
 
 def on_doctree_read(app, doctree) -> None:
@@ -351,19 +373,13 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 def on_config_inited(app, config) -> None:
-    """Point Jupyter at the book's kernel and make the project importable in it."""
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        [str(ROOT / "jaxbook")] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
-    )
+    """Remember the application and the book's root; let MyST-NB read outputs from the store."""
+    global _app
+    import os
+
+    _app = app
     os.environ["JAXBOOK_ROOT"] = str(Path(app.srcdir).resolve())
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
-    # The kernel compares each snippet's output with its .out file unless a throwaway test book
-    # turns it off (tests/helpers.py); the book's conf.py never does.
-    os.environ["JAXBOOK_EXPECTED_OUTPUTS"] = "1" if config.jaxbook_expected_outputs else "0"
-    runtime.configure()
-    nbadapter.install()  # each execute request names its snippet file
+    install_client()
 
 
 def compiled_templates(doctreedir: str | Path) -> Path:
@@ -397,15 +413,18 @@ def setup(app):
     app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("env-before-read-docs", on_env_before_read_docs)
     app.connect("doctree-read", on_doctree_read)
-    app.connect("doctree-read", on_doctree_read_record_inputs)
     app.connect("env-merge-info", on_env_merge_info)
     app.connect("env-purge-doc", on_env_purge_doc)
     app.connect("html-page-context", on_html_page_context)
+    app.connect("build-finished", on_build_finished)
     app.add_css_file("jaxbook.css")
     app.add_js_file("search-summary.js")
     return {
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": machinery_version(),  # an edit to jaxbook/ re-executes every page
+        "env_version": machinery_version(),  # an edit to jaxbook/ reads every page again
     }
+
+
+__all__ = ["ROOT", "check_cell", "compiled_templates", "install_client", "on_source_read", "setup"]

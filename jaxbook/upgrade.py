@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from jaxbook import book_root
+from jaxbook.store import CellResult
 
 JAX_PIN = re.compile(r"^(jax|jaxlib)\s*(==[^\s#]*)?\s*(#.*)?$")
 
@@ -110,9 +111,10 @@ def lock(root: Path, version: str | None) -> None:
     print(f"upgrade: requirements.lock re-resolved with jax=={version}")
 
 
-def summarise(root: Path, work: Path, failures: dict[Path, str]) -> str:
-    """The per-page summary of what the upgrade changed (from the snapshot and the records)."""
-    from jaxbook import outputs, pages, records, runtime
+def summarise(root: Path, work: Path, results: dict[str, CellResult]) -> str:
+    """The per-page summary of what the upgrade changed (from the snapshot and each snippet's
+    result in the new environment, ``{snippet path: CellResult}``)."""
+    from jaxbook import outputs, pages, runtime
 
     state = json.loads((work / "before.json").read_text(encoding="utf-8"))
     before = state["outputs"]
@@ -122,25 +124,27 @@ def summarise(root: Path, work: Path, failures: dict[Path, str]) -> str:
         rows = []
         for path in snippets:
             name = path.relative_to(root).as_posix()
-            record = records.matching(path, root) or {}
-            declared, raised = record.get("declared"), record.get("raised")
+            result = results.get(name)
+            declared, raised = (result.declared, result.raised) if result else (None, None)
             notes = []
-            if path in failures and not record:
-                notes.append("failed to run: " + failures[path].splitlines()[0])
+            if result is None:
+                notes.append("failed to run")
             if outputs.read_expected(path) != before.get(name):
                 notes.append("output changed")
             if raised and not declared:
                 notes.append(f"now raises {raised}")
-            elif declared and not raised and record:
+            elif declared and not raised and result:
                 notes.append(f"stops raising {declared}")
             elif declared and raised and raised.rsplit(".", 1)[-1] != declared.rsplit(".", 1)[-1]:
                 notes.append(f"raises {raised} instead of {declared}")
-            for warning in record.get("warnings", []):
+            for warning in result.warnings if result else []:
                 notes.append(f"warns {warning.splitlines()[0][:150]}")
-            if record.get("contract") and not any(
-                n.startswith(("now", "stops", "raises", "warns")) for n in notes
+            if (
+                result
+                and result.contract
+                and not any(n.startswith(("now", "stops", "raises", "warns")) for n in notes)
             ):
-                notes.append("breaks its contract: " + record["contract"].splitlines()[0][:150])
+                notes.append("breaks its contract: " + result.contract.splitlines()[0][:150])
             for note in notes:
                 key = (
                     note.split(":")[0]
@@ -170,16 +174,28 @@ def summarise(root: Path, work: Path, failures: dict[Path, str]) -> str:
 def rerun(root: Path) -> int:
     """Rewrite every expected output in this (new) environment and print the summary."""
     from jaxbook import outputs, pages
+    from jaxbook.execute import Executor
+    from jaxbook.snippet import parse_tolerance, source_of
 
     work = work_dir(root)
-    failures: dict[Path, str] = {}
-    for page, snippets in pages.selection(root, [], []).items():
-        print(f"{page}: {len(snippets)} snippet(s)", flush=True)
-        failures.update(outputs.run_snippets(snippets, write=True, root=root))
-    text = summarise(root, work, failures)
+    results: dict[str, CellResult] = {}
+    status = 0
+    with Executor(root) as executor:
+        for page, snippets in pages.selection(root, [], []).items():
+            print(f"{page}: {len(snippets)} snippet(s)", flush=True)
+            result = executor.page(root / page)
+            for path in snippets:
+                name = path.relative_to(root).as_posix()
+                cell = result.cell(name)
+                results[name] = cell
+                if cell.contract is not None:
+                    status = 1
+                    continue
+                outputs.write_expected(path, cell.text, parse_tolerance(source_of(path), name))
+    text = summarise(root, work, results)
     (work / "summary.txt").write_text(text, encoding="utf-8")
     print("\n" + text, end="")
-    return 1 if failures else 0
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

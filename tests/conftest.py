@@ -5,7 +5,7 @@ strict build of the site, on every core (``sphinx -j auto``), and the workers st
 tests that do not need the site (practice problems and their wrong solutions, throwaway books,
 the machinery) run first, while it builds (:func:`pytest_collection_modifyitems`). A test that
 needs the site waits for that build: the site, browser and notebook tests look at its pages, and
-each per-snippet test finds the build's record of its snippet instead of running it again. In any
+each per-snippet test finds its page's result in the execution store instead of running it again. In any
 other run, the first test that needs the site builds it; a file lock makes the other workers wait
 for that build and use it too. So no test needs an xdist group to share the site.
 """
@@ -26,7 +26,6 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from jaxbook.build import strict_command
 
 HTML = ROOT / "_build" / "html"
 RESULT = ROOT / "_build" / "test-site.json"
@@ -36,7 +35,7 @@ BUILT = "JAXBOOK_TEST_SITE_RUN"
 #: Seconds a test waits for the controller's build (the build's own limit).
 BUILD_TIMEOUT = 3600
 #: Fixtures that need the built site: tests using them run after the others.
-SITE_FIXTURES = {"site", "built_site", "site_root", "site_url", "build_records", "visitor"}
+SITE_FIXTURES = {"site", "built_site", "site_root", "site_url", "filled_store", "visitor"}
 
 
 @dataclass
@@ -56,8 +55,13 @@ def save_site(build: SiteBuild, run: str | None) -> None:
 
 
 def _start() -> subprocess.Popen:
+    """``make html``'s build: the store filled on every core, then the strict Sphinx build."""
     return subprocess.Popen(
-        strict_command(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "jaxbook.build"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -170,10 +174,10 @@ def site() -> SiteBuild:
 
 
 @pytest.fixture(scope="session")
-def build_records() -> None:
-    """The build's snippet records are complete: in a full run, once the controller's build has
-    finished (a snippet test then reads its record). In other runs there is no build to wait for:
-    a snippet test without a matching record runs its snippet itself."""
+def filled_store() -> None:
+    """The execution store holds the build's results: in a full run, once the controller's build
+    has finished (a snippet test then reads its page's result). In other runs there is no build to
+    wait for: a snippet test whose page has no result runs the page itself."""
     if os.environ.get(BUILT):
         wait_for_site(os.environ[BUILT])
 

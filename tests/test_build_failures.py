@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import Book
 
-# Builds run side by side: their kernels bind ports the OS assigns (tests/test_kernel_start.py).
+# Builds run side by side: their kernels talk over Unix sockets (tests/test_kernel_start.py).
 pytestmark = pytest.mark.build
 
 FINE = "print('fine')\n"
@@ -195,7 +195,7 @@ def test_good_page_is_built_and_not_reported(broken):
 def test_failed_page_is_executed_again_on_the_next_build(broken):
     # Nothing changed, yet every failed page runs again and fails again: no stale pass.
     again = broken[2]
-    executed = set(re.findall(r"guide/(\w+)\.md: Executing notebook", again.output))
+    executed = set(re.findall(r"jaxbook: executed guide/(\w+)\.md", again.output))
     assert {"boom", "quiet", "other", "sub", "msg"} <= executed, again.output
     assert "good" not in executed
     for page, needle in [

@@ -1,8 +1,13 @@
-"""How the build finds a page's code cells (jaxbook.sphinxext.find_cells)."""
+"""How the build finds a page's code cells (jaxbook.pages, with MyST's own parser)."""
 
-from jaxbook.sphinxext import find_cells
+from pathlib import Path
+
+from jaxbook import pages
 
 PAGE = """\
+---
+file_format: mystnb
+---
 # Title
 
 ````md
@@ -26,11 +31,43 @@ load: ../snippets/a/two.py
 ```{code-cell} ipython3
 print("inline")
 ```
+
+:::{note}
+```{code-cell} ipython3
+:load: ../snippets/a/nested.py
+```
+:::
 """
 
 
 def test_cells_options_and_inline_code():
-    cells = find_cells(PAGE.split("\n"))
+    page = pages.parse(PAGE, Path("/book/guide/page.md"))
+    cells = page.cells
+    assert page.is_notebook and page.top_matter == {"file_format": "mystnb"}
     assert [c.load for c in cells] == ["../snippets/a/one.py", "../snippets/a/two.py", None]
-    assert [c.load_line for c in cells[:2]] == [11, 17]
-    assert cells[2].body == ['print("inline")'] and not cells[0].body and not cells[1].body
+    assert [c.line for c in cells] == [12, 17, 24]
+    assert [c.load_line for c in cells[:2]] == [14, 20]
+    assert cells[0].tags == ("hide-input",) and cells[0].tags_line == 13
+    assert cells[1].tags == ("hide-output",)
+    assert cells[2].body == ('print("inline")',) and not cells[0].body and not cells[1].body
+    assert page.snippets() == [Path("/book/snippets/a/one.py"), Path("/book/snippets/a/two.py")]
+
+
+def test_a_page_without_top_matter_is_no_notebook():
+    page = pages.parse("# Title\n\n```{code-cell} ipython3\n:load: ../snippets/a/x.py\n```\n", Path("p.md"))
+    assert not page.is_notebook and len(page.cells) == 1
+
+
+def test_the_book_pages_are_the_sphinx_pages():
+    """One list of page patterns: conf.py's include_patterns is made from it."""
+    import ast
+
+    from jaxbook import ROOT
+
+    conf = (ROOT / "conf.py").read_text(encoding="utf-8")
+    assert 'include_patterns = ["404.md", *PAGE_PATTERNS]' in conf
+    assert "myst_enable_extensions = list(MYST_EXTENSIONS)" in conf
+    ast.parse(conf)
+    found = pages.book_pages(ROOT)
+    assert ROOT / "index.md" in found and ROOT / "guide" / "jit.md" in found
+    assert ROOT / "practice" / "index.md" in found and ROOT / "404.md" not in found

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from jaxbook import ROOT, compare, outputs
+from jaxbook import ROOT, compare, outputs, verdict
 from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.snippet import parse_tolerance, source_of
 
@@ -25,9 +25,9 @@ def test_the_float16_output_of_another_cpu_matches_within_the_snippets_declared_
     assert "w after 200 steps: 2.9973 (float32)" in expected
     on_avx512 = expected.replace("2.9973", "2.9968")
     tolerance = parse_tolerance(source_of(LOSS_SCALE), name)
-    assert outputs.difference(name, expected, on_avx512, tolerance) is None
+    assert verdict.difference(name, expected, on_avx512, tolerance) is None
     # ... and only because of the declaration: the default would fail it, naming the number.
-    message = outputs.difference(name, expected, on_avx512, DEFAULT)
+    message = verdict.difference(name, expected, on_avx512, DEFAULT)
     assert message.startswith(f"{name}: output differs from snippets/profiling/dynamic_loss_scale.out")
     assert "line 5: 2.9968 where 2.9973 was expected" in message
 
@@ -52,7 +52,7 @@ def test_what_differs_beyond_a_float_tolerance_fails(expected, actual, why):
     loose = Tolerance(rtol=2e-3)
     assert not compare.matches(expected, actual, loose), why
     assert compare.explain(expected, actual, loose), why
-    assert outputs.difference("snippets/a/b.py", expected, actual, loose).startswith(
+    assert verdict.difference("snippets/a/b.py", expected, actual, loose).startswith(
         "snippets/a/b.py: output differs from snippets/a/b.out (floats compared with rtol=0.002)"
     )
 
@@ -71,7 +71,7 @@ def test_what_differs_beyond_a_float_tolerance_fails(expected, actual, why):
 )
 def test_what_another_cpu_changes_matches_with_the_default_tolerance(expected, actual):
     assert compare.matches(expected, actual), compare.explain(expected, actual)
-    assert outputs.difference("snippets/a/b.py", expected, actual) is None
+    assert verdict.difference("snippets/a/b.py", expected, actual) is None
 
 
 def test_the_explanation_names_each_number_out_of_tolerance_and_its_line():

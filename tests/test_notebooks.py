@@ -35,19 +35,17 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from jaxbook import ROOT, compare, runtime
+from jaxbook import ROOT, compare, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
-from jaxbook.sphinxext import find_cells
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
 PAGES = sorted(
     path.relative_to(ROOT).with_suffix("").as_posix()
-    for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-    for path in ROOT.glob(pattern)
-    if find_cells(path.read_text(encoding="utf-8").split("\n"))
+    for path in pages.book_pages(ROOT)
+    if pages.read(path).cells
 )
 PROBE = """import importlib.util, json, os, sys
 found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
@@ -383,13 +381,13 @@ def unexecuted(page: str) -> dict:
     lines = path.read_text(encoding="utf-8").split("\n")
     body_start = lines.index("---", 1) + 1
     cells, start = [], body_start
-    for cell in find_cells(lines):
-        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.start])))
+    for cell in pages.read(path).cells:
+        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.line - 1])))
         snippet = (path.parent / cell.load).resolve()
         cells.append(
             nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"), metadata={"load": cell.load})
         )
-        start = cell.end + 1
+        start = cell.end
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
     return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
 

@@ -1,5 +1,5 @@
-"""Expected outputs (jaxbook.outputs), the page rule (jaxbook.pages), build records
-(jaxbook.records) and the deprecation part of the contract (jaxbook.snippet), in-process."""
+"""Expected outputs (jaxbook.outputs, jaxbook.verdict), the page rule (jaxbook.pages) and the
+deprecation part of the contract (jaxbook.snippet), in-process."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, outputs, pages, records, runtime
+from jaxbook import ROOT, outputs, pages, verdict
 from jaxbook.snippet import SnippetError, execute, parse_warning
+from jaxbook.store import CellResult
 
 # --- the normaliser: one test per rule, each with what it must leave alone ---------------------
 
@@ -104,16 +105,16 @@ def test_every_rule_is_documented_in_one_place():
 
 
 def test_difference_names_the_snippet_shows_a_diff_and_the_command():
-    message = outputs.difference("snippets/jit/jit_basic.py", "a\nsame: True\nz\n", "a\nsame: False\nz\n")
+    message = verdict.difference("snippets/jit/jit_basic.py", "a\nsame: True\nz\n", "a\nsame: False\nz\n")
     assert message.startswith("snippets/jit/jit_basic.py: output differs from snippets/jit/jit_basic.out")
     assert "-same: True\n+same: False\n" in message
     assert "--- snippets/jit/jit_basic.out (expected)" in message
     assert "`make outputs SNIPPET=snippets/jit/jit_basic.py`" in message
-    assert outputs.difference("snippets/jit/jit_basic.py", "a\n", "a\n") is None
+    assert verdict.difference("snippets/jit/jit_basic.py", "a\n", "a\n") is None
 
 
 def test_missing_expected_file_gives_the_same_instruction():
-    message = outputs.difference("snippets/a/b.py", None, "x\n")
+    message = verdict.difference("snippets/a/b.py", None, "x\n")
     assert "snippets/a/b.out does not exist" in message
     assert "`make outputs SNIPPET=snippets/a/b.py`" in message
 
@@ -305,38 +306,6 @@ def test_warning_filters_are_restored():
     assert warnings.filters == before
 
 
-# --- build records --------------------------------------------------------------------------------
-
-
-def test_record_matches_only_the_files_it_was_made_from(tmp_path):
-    helper = tmp_path / "snippets" / "demo" / "_helper.py"
-    snippet = tmp_path / "snippets" / "demo" / "uses.py"
-    helper.parent.mkdir(parents=True)
-    helper.write_text("X = 1\n")
-    snippet.write_text("from snippets.demo._helper import X\nprint(X)\n")
-    path = records.write(
-        snippet,
-        tmp_path,
-        declared=None,
-        raised=None,
-        contract=None,
-        warnings=[],
-        output="1\n",
-        expected="same",
-    )
-    assert path == tmp_path / "_build" / "records" / "demo" / "uses.json"
-    record = records.matching(snippet, tmp_path)
-    assert record["output"] == "1\n" and record["execution_key"] == runtime.execution_key()
-    assert set(record["sha256"]) == {"snippets/demo/uses.py", "snippets/demo/_helper.py"}
-    helper.write_text("X = 2\n")  # an imported helper changed: the record no longer describes it
-    assert records.matching(snippet, tmp_path) is None
-    records.write(snippet, tmp_path, output="2\n")
-    stale = json.loads(path.read_text())
-    stale["execution_key"] = "jax==0.0.0"
-    path.write_text(json.dumps(stale))
-    assert records.matching(snippet, tmp_path) is None
-
-
 # --- make upgrade ---------------------------------------------------------------------------------
 
 
@@ -398,24 +367,23 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
         "# demo\n"
         + "".join(f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names)
     )
-    before = {}
+    before, results = {}, {}
     for name in names:
         path = tmp_path / "snippets" / "demo" / f"{name}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("# raises: KeyError\n" if name == "stops" else "x = 1\n")
         outputs.write_expected(path, "new\n" if name == "changed" else "old\n")
         before[f"snippets/demo/{name}.py"] = "old\n"
-        records.write(
-            path,
-            tmp_path,
-            output="old\n",
+        results[f"snippets/demo/{name}.py"] = CellResult(
+            f"snippets/demo/{name}.py",
+            text="old\n",
             declared="KeyError" if name == "stops" else None,
             raised="ValueError" if name == "now_raises" else None,
             warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
             contract=None if name == "same" else "broken",
         )
     (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key", "outputs": before}))
-    summary = summarise(tmp_path, tmp_path, {})
+    summary = summarise(tmp_path, tmp_path, results)
     assert "guide/demo.md: 4 of 5 snippets differ" in summary
     assert "snippets/demo/changed.py: output changed" in summary
     assert "snippets/demo/now_raises.py: now raises ValueError" in summary

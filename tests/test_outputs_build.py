@@ -1,8 +1,10 @@
 """The build compares every snippet's output with its expected .out file (one throwaway build,
-several pages: a page stops at its first snippet that breaks its contract, so each such failure
-gets its own page; outputs that differ are all reported, with the page's last snippet)."""
+several pages): one warning per problem, at its cell, with the command that fixes or accepts it;
+the details in the page's report file; every problem of every page in one build."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -83,36 +85,54 @@ def test_a_figure_is_published_and_marked_in_the_expected_output(build):
     assert "<img" in build.page("twins")
 
 
-def test_changed_output_fails_naming_the_snippet_with_a_diff_and_the_command(build):
-    output = build.output
-    assert "guide/flip" in output
-    assert "snippets/flip/check.py: output differs from snippets/flip/check.out" in output
-    assert "-same: True" in output and "+same: False" in output
-    assert "make outputs SNIPPET=snippets/flip/check.py" in output
+def report(build, page: str) -> str:
+    """The details the build wrote for ``guide/<page>`` (outside the published site)."""
+    return (build.html.parent / "reports" / "guide" / f"{page}.txt").read_text(encoding="utf-8")
+
+
+def warnings_about(build, snippet: str) -> list[str]:
+    """The build's warning lines that name ``snippet``."""
+    return [line for line in build.output.splitlines() if "WARNING" in line and snippet in line]
+
+
+def test_changed_output_fails_in_one_line_with_the_command_and_the_diff_in_the_report(build):
+    (line,) = warnings_about(build, "snippets/flip/check.py")
+    assert "guide/flip.md:" in line
+    assert "snippets/flip/check.py: output differs from its .out (line 1: the text differs" in line
+    assert "`make outputs SNIPPET=snippets/flip/check.py`" in line
+    assert "-same: True" not in build.output  # the diff is in the report, not on the terminal
+    details = report(build, "flip")
+    assert "-same: True\n+same: False\n" in details
     assert "same: False" in build.page("flip")  # the page shows the real output
+    assert not (build.html / "reports").exists()  # nothing of it is published
 
 
-def test_every_output_that_differs_on_a_page_is_reported_by_one_build(build):
-    """The page goes on after a difference: the next snippets run, and the last one fails with
-    every difference of the page (one build, not one build per difference)."""
-    output = build.output
-    assert "2 problems on this page" in output
-    assert "snippets/flip/later.py: output differs from snippets/flip/later.out" in output
-    assert "-later: 1" in output and "+later: 2" in output
-    assert "make outputs SNIPPET=snippets/flip/later.py" in output
-    assert "snippets/flip/after.py" not in output  # it ran, and matched its .out
+def test_every_problem_of_a_page_is_reported_by_one_build_one_line_each(build):
+    """Every cell of a page runs and gets its verdict: each difference is its own warning, and the
+    build ends with the list of every problem, one line each, and how to accept the outputs."""
+    assert len(warnings_about(build, "snippets/flip/later.py")) == 1
+    assert "-later: 1\n+later: 2" in report(build, "flip")
+    assert not warnings_about(build, "snippets/flip/after.py")  # it ran, and matched its .out
     assert "after" in build.page("flip")
+    summary = build.output[build.output.index("problem(s) with the book's cells:") :]
+    problems = [line for line in summary.splitlines()[1:] if line.startswith("  guide/")]
+    warnings = [line for line in build.output.splitlines() if ": WARNING: " in line]
+    assert len(problems) == len(warnings), (problems, warnings)
+    assert "make outputs FAILED=1" in summary
+    failed = json.loads((build.html.parent / "failures.json").read_text())["snippets"]
+    assert "snippets/flip/check.py" in failed and "snippets/missing/none.py" in failed
+    assert "snippets/mixed/breaks.py" not in failed  # a broken contract is no output to accept
 
 
-def test_a_difference_is_reported_with_the_contract_break_that_stops_the_page(build):
-    output = build.output
-    assert "snippets/mixed/differs.py: output differs from snippets/mixed/differs.out" in output
-    assert "snippets/mixed/breaks.py" in output and "ValueError: undeclared" in output
+def test_a_difference_is_reported_beside_a_broken_contract_on_the_same_page(build):
+    assert warnings_about(build, "snippets/mixed/differs.py")
+    (line,) = warnings_about(build, "snippets/mixed/breaks.py")
+    assert "raised ValueError: undeclared" in line
 
 
-def test_missing_expected_output_fails_with_the_same_instruction(build):
-    assert "snippets/missing/none.out does not exist" in build.output
-    assert "make outputs SNIPPET=snippets/missing/none.py" in build.output
+def test_missing_expected_output_fails_with_the_command(build):
+    (line,) = warnings_about(build, "snippets/missing/none.py")
+    assert "no expected output yet" in line and "make outputs SNIPPET=snippets/missing/none.py" in line
 
 
 def test_undeclared_deprecation_fails_and_declared_one_passes(build):
@@ -130,7 +150,6 @@ def test_floats_within_tolerance_pass_and_every_other_change_fails_naming_the_sn
     for name in ("float16", "float32"):
         assert f"snippets/numbers/{name}.py" not in output, output
     for name in ("moved", "count", "dtype", "flag"):
-        assert f"snippets/numbers/{name}.py: output differs from snippets/numbers/{name}.out" in output
+        assert len(warnings_about(build, f"snippets/numbers/{name}.py: output differs from its .out")) == 1
     assert "line 1: 2.9873 where 2.9973 was expected" in output
-    assert "4 problems on this page" in output
     assert "w after 200 steps: 2.9968" in build.page("numbers")  # the page shows the real output

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import Book
 
-# Builds run side by side: their kernels bind ports the OS assigns (tests/test_kernel_start.py).
+# Builds run side by side: their kernels talk over Unix sockets (tests/test_kernel_start.py).
 pytestmark = pytest.mark.build
 #: The tests of one book: on one worker, so that its first build is made once.
 same_book = pytest.mark.xdist_group("rebuild-book")
@@ -82,12 +82,13 @@ def test_noop_rebuild_executes_nothing(book):
 
 @same_book
 def test_touching_files_executes_nothing(book):
-    """Sphinx sees newer files; their content is the same, so nothing is read or executed."""
+    """Sphinx sees newer files and reads their pages again; their content is the same, so the
+    execution store has their results: nothing is executed."""
     for path in ("snippets/a/uses_helper.py", "snippets/shared/_helper.py", "guide/b.md"):
         os.utime(book.root / path)
     again = book.build()
     assert again.returncode == 0, again.output
-    assert "Executing notebook" not in again.output
+    assert "jaxbook: executed" not in again.output
     assert tokens(again, "a") == book.before["a"]
     assert tokens(again, "b") == book.before["b"]
 
@@ -114,19 +115,22 @@ def test_editing_an_imported_helper_reexecutes_the_pages_that_import_it(book):
 
 
 @same_book
-def test_changing_the_execution_key_reexecutes_every_page(book):
-    # The key holds the JAX/jaxlib versions and device settings (jaxbook.runtime.execution_key).
-    again = book.build("-D", "jaxbook_execution_key=jax==0.0.0;devices=1")
+def test_changing_the_environment_reexecutes_every_page(book, monkeypatch):
+    """The store's key holds the environment (JAX, its settings, the lock, the CPU compiled as):
+    compiling as another CPU is another environment."""
+    monkeypatch.setenv("JAXBOOK_AS_CPU", "avx2")
+    again = book.build()
     assert again.returncode == 0, again.output
     assert tokens(again, "a") != book.before["a"]
     assert tokens(again, "b") != book.before["b"]
 
 
 @same_book
-def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
+def test_other_machinery_code_reads_every_page_again_but_executes_none(book):
     """The book's extension declares the version of jaxbook/ as its ``env_version``. Here the last
-    build's environment records another version, as after an edit to the machinery: the next
-    build starts afresh and executes every page."""
+    build's environment records another version, as after an edit to the machinery: the next build
+    reads every page again, and takes their outputs from the store, since the execution machinery
+    (jaxbook.store.MACHINERY) did not change (tests/test_store.py: when it does, every key does)."""
     import pickle
 
     from jaxbook import machinery_version
@@ -139,8 +143,10 @@ def test_a_build_by_other_machinery_code_reexecutes_every_page(book):
     environment.write_bytes(pickle.dumps(env))
     again = book.build()
     assert again.returncode == 0, again.output
-    assert tokens(again, "a") != book.before["a"]
-    assert tokens(again, "b") != book.before["b"]
+    assert "reading sources... [100%]" in again.output  # every page read again
+    assert "jaxbook: executed" not in again.output
+    assert tokens(again, "a") == book.before["a"]
+    assert tokens(again, "b") == book.before["b"]
 
 
 def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkeypatch):
@@ -239,7 +245,7 @@ def clean_slate(tmp_path_factory):
         env.setenv("JAXBOOK_JOBS", "1")  # one process reads the pages, in order
         build = book.build()
     assert build.returncode == 0, build.output
-    order = re.findall(r"guide/(\w+)\.md: Executing notebook", build.output)
+    order = re.findall(r"jaxbook: executed guide/(\w+)\.md", build.output)
     assert order.index("change") < order.index("observe"), build.output
     return book, build
 
@@ -259,7 +265,7 @@ def test_one_snippet_cannot_change_the_next_ones_output(clean_slate):
 
 @one_book
 def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
-    """One build process keeps its kernel between pages (jaxbook.provisioner); whatever the
+    """One build process keeps its kernel between pages (jaxbook.execute.Executor); whatever the
     first page changes, the next one starts as in a fresh kernel (jaxbook.kernel.new_page)."""
     book, build = clean_slate
     first = re.search(r"pid (\d+)", build.page("change")).group(1)

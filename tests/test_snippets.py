@@ -1,8 +1,9 @@
 """Every snippet of the book, discovered automatically, run in the book's kernel under its
 contract, its output compared with the committed expected output (snippets/**/*.out).
 
-A test reuses the build's record of the snippet (jaxbook.records) when one matches the files
-on disk and this JAX; otherwise it runs the snippet in a fresh kernel.
+A test takes the result of the snippet's page from the execution store (jaxbook.store): the
+build's, when it describes the files on disk, the machinery and this environment; otherwise the
+page runs here, in a kernel of this worker, and its result is kept.
 
 The test id is the snippet's path under snippets/, the name shown above its cell on the site:
     pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
@@ -14,8 +15,9 @@ import re
 
 import pytest
 
-from jaxbook import ROOT, outputs, pages, records
-from jaxbook.snippet import DECLARATION, parse_declaration, parse_tolerance, source_of
+from jaxbook import ROOT, outputs, pages, verdict
+from jaxbook.execute import Executor
+from jaxbook.snippet import DECLARATION, parse_declaration, source_of
 
 SNIPPETS = ROOT / "snippets"
 
@@ -27,41 +29,39 @@ def discover():
     )
 
 
-def outcome(path):
-    """What the book's kernel saw when it ran ``path``: the build's record when it describes the
-    files on disk and this JAX (jaxbook.records), else a fresh run in the kernel."""
-    record = records.matching(path, ROOT)
-    if record is None:
-        with outputs.Kernel(ROOT) as kernel:
-            kernel.run(path, write=False)
-        record = records.matching(path, ROOT)
-    assert record is not None, f"the kernel wrote no record for {path.relative_to(ROOT)}"
-    return record
+@pytest.fixture(scope="module")
+def executor():
+    with Executor(ROOT) as executor:
+        yield executor
+
+
+def outcome(path, executor):
+    """What the book's kernel did with ``path``, as part of its page (from the store, or run now)."""
+    name = path.relative_to(ROOT).as_posix()
+    cell = executor.page(pages.page_of(path, ROOT)).cell(name)
+    assert cell is not None, f"the result of {pages.page_of(path, ROOT)} has no cell for {name}"
+    return cell
 
 
 @pytest.mark.parametrize("path", discover(), ids=lambda p: p.relative_to(SNIPPETS).as_posix())
-def test_snippet(path, build_records):
+def test_snippet(path, filled_store, executor):
     """The contract holds (declared error raised, no undeclared deprecation), and the output
     matches the committed expected output (text exactly, floats within the snippet's tolerance)."""
-    name = path.relative_to(ROOT).as_posix()
-    record = outcome(path)
-    assert record["contract"] is None, record["contract"]
-    tolerance = parse_tolerance(source_of(path), name)
-    problem = outputs.difference(name, outputs.read_expected(path), record["output"], tolerance)
-    assert problem is None, problem
+    cell = outcome(path, executor)
+    problem = verdict.verdict(cell, ROOT)
+    assert problem is None, problem.details
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
         # The declared error was raised and its trimmed traceback is part of the output.
-        assert record["raised"] is not None
+        assert cell.raised is not None
         error = re.escape(declaration.raises.rsplit(".", 1)[-1])
-        assert "Traceback (most recent call last):" in record["output"]
-        assert re.search(rf"^([\w.]+\.)?{error}(:|$)", record["output"], re.M), record["output"]
+        assert "Traceback (most recent call last):" in cell.text
+        assert re.search(rf"^([\w.]+\.)?{error}(:|$)", cell.text, re.M), cell.text
 
 
-def test_snippets_give_the_same_output_twice(build_records):
-    """Determinism: a sample of snippets (timings, logs on stderr, warnings, a figure, a rich
-    table, threads of XLA) run twice give identical normalised outputs: the build's run (or a
-    fresh kernel's, without a build) and another fresh kernel's."""
+def test_snippets_give_the_same_output_twice(filled_store, executor):
+    """Determinism: the pages of a sample of snippets (timings, logs on stderr, warnings, a figure,
+    a rich table, threads of XLA) run again in a fresh kernel give identical normalised outputs."""
     sample = [
         SNIPPETS / name
         for name in (
@@ -75,14 +75,15 @@ def test_snippets_give_the_same_output_twice(build_records):
     ]
     sample = [path for path in sample if path.is_file()]
     assert len(sample) >= 4
-    runs = [{path: outcome(path)["output"] for path in sample}]
-    with outputs.Kernel(ROOT) as kernel:
-        for path in sample:
-            kernel.run(path, write=False)
-    runs.append({path: records.matching(path, ROOT)["output"] for path in sample})
+    first = {path: outcome(path, executor).text for path in sample}
+    with Executor(ROOT) as fresh:
+        again = {}
+        for page in dict.fromkeys(pages.page_of(path, ROOT) for path in sample):
+            result = fresh.run(page)
+            again.update({path: result.cell(path.relative_to(ROOT).as_posix()).text for path in sample})
     for path in sample:
-        assert runs[0][path] == runs[1][path], outputs.difference(
-            path.relative_to(ROOT).as_posix(), runs[0][path], runs[1][path]
+        assert first[path] == again[path], verdict.difference(
+            path.relative_to(ROOT).as_posix(), first[path], again[path]
         )
 
 

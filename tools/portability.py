@@ -13,7 +13,6 @@ snippet without a ``# tolerance:`` declaration: the measurement behind
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jaxbook import compare, outputs, pages, runtime  # noqa: E402
+from jaxbook import compare, outputs, pages, runtime, store  # noqa: E402
 from jaxbook.snippet import parse_tolerance, source_of  # noqa: E402
 
 OUT = ROOT / "_build" / "portability"
@@ -51,16 +50,18 @@ def run_book(name: str) -> dict[str, str]:
     """``{snippet path: normalised output}`` of every snippet, run as CPU ``name``."""
     folder = scratch_book(name)
     env = {**os.environ, "JAXBOOK_ROOT": str(folder)}
-    env.pop("JAXBOOK_AS_CPU", None)
+    for variable in ("JAXBOOK_AS_CPU", "JAXBOOK_STORE"):
+        env.pop(variable, None)
     if name != "native":
         env["JAXBOOK_AS_CPU"] = name
     subprocess.run(
-        [sys.executable, "-m", "jaxbook.outputs", "--check"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
+        [sys.executable, "-m", "jaxbook.accept", "--check"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
     )
     found = {}
-    for record in (folder / "_build" / "records").rglob("*.json"):
-        data = json.loads(record.read_text(encoding="utf-8"))
-        found[data["snippet"]] = data["output"]
+    for path in (folder / store.STORE).rglob("*.json"):
+        result = store.load(path.stem, folder)
+        for cell in result.cells if result else []:
+            found[cell.snippet] = cell.text
     return found
 
 

@@ -1,0 +1,216 @@
+"""Executing pages: each page's result from the store (:mod:`jaxbook.store`), the missing ones run
+in the book's kernel (:mod:`jaxbook.kernel`) and kept.
+
+:class:`Executor` serves one process (a Sphinx worker, ``make outputs``, a test): it starts a
+kernel the first time a page is missing and keeps it for the next ones. :func:`execute_book`
+fills the store for every page before Sphinx reads any (``make html``): one kernel per core, the
+longest pages first, so the cores finish together. Kernels talk over Unix sockets
+(``transport="ipc"``) in a folder of their own: kernels started at the same moment never race for
+a TCP port.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import queue
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from jaxbook import ROOT, book_root, pages, store
+from jaxbook.store import CellResult, PageResult
+
+#: Seconds to wait for a kernel to start, and for one snippet (its own limit is shorter).
+START_TIMEOUT = 120
+RUN_TIMEOUT = 900
+
+
+def kernel_environment(root: Path) -> dict:
+    """The environment in which the book's kernel starts for the book at ``root``."""
+    env = dict(os.environ)
+    env["JAXBOOK_ROOT"] = str(root)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
+    return env
+
+
+class Kernel:
+    """The book's kernel (``jaxbook/kernels/python3``), started for the book at ``root``."""
+
+    def __init__(self, root: Path):
+        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import KernelManager
+
+        self.root = root
+        self._dir = tempfile.TemporaryDirectory(prefix="jaxbook-kernel-")
+        specs = KernelSpecManager(kernel_dirs=[str(ROOT / "jaxbook" / "kernels")])
+        self.km = KernelManager(
+            kernel_name="python3",
+            kernel_spec_manager=specs,
+            transport="ipc",
+            ip=os.path.join(self._dir.name, "k"),
+        )
+        self.km.start_kernel(env=kernel_environment(root), cwd=str(root))
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=START_TIMEOUT)
+
+    def request(self, code: str, result: str | None = None) -> str | None:
+        """Execute ``code``; return the value of the variable ``result`` afterwards (a str)."""
+        expressions = {"result": result} if result else {}
+        msg_id = self.kc.execute(code, store_history=False, user_expressions=expressions, stop_on_error=False)
+        while True:
+            reply = self.kc.get_shell_msg(timeout=RUN_TIMEOUT)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        self._drain(msg_id)
+        content = reply["content"]
+        if content.get("status") != "ok":
+            raise RuntimeError(f"the book's kernel failed on {code!r}: {content.get('evalue')}")
+        if not result:
+            return None
+        value = content["user_expressions"]["result"]
+        return ast.literal_eval(value["data"]["text/plain"])
+
+    def _drain(self, msg_id: str) -> None:
+        """Read what the kernel published for ``msg_id`` (the result already holds it)."""
+        while True:
+            try:
+                message = self.kc.get_iopub_msg(timeout=10)
+            except queue.Empty:
+                return
+            if (
+                message["parent_header"].get("msg_id") == msg_id
+                and message["msg_type"] == "status"
+                and message["content"].get("execution_state") == "idle"
+            ):
+                return
+
+    def run_page(self, snippets: list[Path]) -> list[CellResult]:
+        """Run ``snippets`` in order, as one page, in a fresh state."""
+        self.request("__jaxbook_page__()")
+        cells = []
+        for snippet in snippets:
+            data = json.loads(self.request(f"__jaxbook_run__({str(snippet)!r})", "__jaxbook_result__"))
+            cells.append(CellResult(**data))
+        return cells
+
+    def close(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+        self._dir.cleanup()
+
+
+class Executor:
+    """Page results for one process: from the store, or executed in a kernel kept for the next."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = (root or book_root()).resolve()
+        self._kernel: Kernel | None = None
+        self.executed: list[str] = []  # pages this executor ran (the others came from the store)
+
+    def snippets(self, page: Path) -> list[Path]:
+        return [p for p in pages.read(page).snippets() if p.is_file()]
+
+    def cached(self, page: Path) -> PageResult | None:
+        """The stored result of ``page`` as its files are now, or None."""
+        key, _ = store.page_key(self.snippets(page), self.root)
+        return store.load(key, self.root)
+
+    def page(self, page: Path) -> PageResult:
+        """The result of ``page`` (a path under the root): stored, or executed now and stored."""
+        snippets = self.snippets(page)
+        key, inputs = store.page_key(snippets, self.root)
+        found = store.load(key, self.root)
+        if found is not None:
+            return found
+        return self.run(page, snippets, key, inputs)
+
+    def run(self, page: Path, snippets: list[Path] | None = None, key=None, inputs=None) -> PageResult:
+        """Execute ``page`` now, whatever the store holds, and keep its result."""
+        if snippets is None:
+            snippets = self.snippets(page)
+            key, inputs = store.page_key(snippets, self.root)
+        if self._kernel is None:
+            self._kernel = Kernel(self.root)
+        start = time.perf_counter()
+        cells = self._kernel.run_page(snippets)
+        seconds = round(time.perf_counter() - start, 3)
+        name = page.resolve().relative_to(self.root).as_posix()
+        result = PageResult(name, key, inputs, cells, store.environment(), seconds)
+        self.executed.append(name)
+        # Kept unless a file was edited while it ran, or a snippet broke its contract: a failure
+        # is executed again by the next build (it may have been a timeout under load).
+        if all(cell.contract is None for cell in cells) and store.page_key(snippets, self.root)[0] == key:
+            store.save(result, self.root)
+            store.record_duration(name, seconds, self.root)
+        return result
+
+    def close(self) -> None:
+        if self._kernel is not None:
+            self._kernel.close()
+            self._kernel = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def executed_line(result: PageResult) -> str:
+    """The line a build prints for a page it executed (``tools/bench.py`` counts them)."""
+    return f"jaxbook: executed {result.page} ({len(result.cells)} snippets, {result.seconds:.1f} s)"
+
+
+def book_pages_with_cells(root: Path) -> list[Path]:
+    """Every page of the book that loads a snippet."""
+    return [page for page in pages.book_pages(root) if pages.read(page).snippets()]
+
+
+def execute_book(root: Path | None = None, jobs: int | None = None, report=print) -> list[str]:
+    """Fill the store for every page of the book: the missing pages run on ``jobs`` kernels
+    (default: one per core), the longest first by their last duration. Returns the pages run."""
+    root = (root or book_root()).resolve()
+    probe = Executor(root)
+    missing = [page for page in book_pages_with_cells(root) if probe.cached(page) is None]
+    if not missing:
+        return []
+    known = store.durations(root)
+    missing.sort(key=lambda p: -known.get(p.relative_to(root).as_posix(), 60.0))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
+    report(f"executing {len(missing)} page(s) on {jobs} kernel(s)", flush=True)
+    work: queue.Queue = queue.Queue()
+    for page in missing:
+        work.put(page)
+    done: list[str] = []
+    errors: list[BaseException] = []
+
+    def worker():
+        with Executor(root) as executor:
+            while True:
+                try:
+                    page = work.get_nowait()
+                except queue.Empty:
+                    break
+                try:
+                    result = executor.page(page)
+                except BaseException as exc:  # noqa: BLE001 - reported after the others finish
+                    errors.append(exc)
+                    continue
+                if result.page in executor.executed:
+                    report(executed_line(result), flush=True)
+            done.extend(executor.executed)
+
+    threads = [threading.Thread(target=worker, name=f"kernel-{i}") for i in range(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return done

@@ -1,0 +1,149 @@
+"""The execution store (jaxbook.store): a page's result is reused only while everything it depends
+on is unchanged, a write is atomic, and a build killed while it executes leaves nothing that the
+next build trusts wrongly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT, store
+from jaxbook.build import strict_command
+from jaxbook.store import CellResult, PageResult
+from tests.helpers import Book
+
+
+@pytest.fixture
+def book(tmp_path):
+    (tmp_path / "snippets" / "a").mkdir(parents=True)
+    (tmp_path / "snippets" / "a" / "_helper.py").write_text("X = 1\n")
+    (tmp_path / "snippets" / "a" / "one.py").write_text(
+        "from snippets.a import _helper\n\nprint(_helper.X)\n"
+    )
+    (tmp_path / "snippets" / "a" / "two.py").write_text("print(2)\n")
+    return tmp_path
+
+
+def key(book: Path, *names: str) -> str:
+    return store.page_key([book / "snippets" / "a" / name for name in names], book)[0]
+
+
+def test_the_key_holds_every_input(book, monkeypatch):
+    first = key(book, "one.py", "two.py")
+    assert key(book, "one.py", "two.py") == first  # the same files: the same key
+    assert key(book, "two.py", "one.py") != first  # another order is another page
+
+    def edited(path: Path, text: str) -> str:
+        old = path.read_text()
+        path.write_text(text)
+        try:
+            return key(book, "one.py", "two.py")
+        finally:
+            path.write_text(old)
+
+    assert edited(book / "snippets" / "a" / "two.py", "print(3)\n") != first  # a snippet
+    assert edited(book / "snippets" / "a" / "_helper.py", "X = 2\n") != first  # a helper it imports
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "machinery_digest", lambda: "another kernel")
+        assert key(book, "one.py", "two.py") != first  # the execution machinery
+    with monkeypatch.context() as patch:
+        patch.setenv("JAXBOOK_AS_CPU", "avx2")
+        assert key(book, "one.py", "two.py") != first  # the environment: the CPU compiled as
+    with monkeypatch.context() as patch:
+        patch.setattr(store.runtime, "execution_key", lambda: "jax==0.0.0")
+        assert key(book, "one.py", "two.py") != first  # the environment: JAX
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "runtime_lock", lambda: "another lock")
+        assert key(book, "one.py", "two.py") != first  # the environment: the lock
+    assert key(book, "one.py", "two.py") == first
+
+
+def test_the_machinery_is_the_execution_code_only():
+    """An edit to the theme, the accessibility or the publishing code executes nothing again."""
+    assert {"kernel.py", "snippet.py", "runtime.py", "store.py"} <= set(store.MACHINERY)
+    for name in (
+        "a11y.py",
+        "seo.py",
+        "downloads.py",
+        "sphinxext.py",
+        "verdict.py",
+        "compare.py",
+        "accept.py",
+    ):
+        assert name not in store.MACHINERY, name
+    for name in store.MACHINERY:
+        assert (ROOT / "jaxbook" / name).is_file(), name
+
+
+def test_a_result_is_written_atomically_and_an_incomplete_one_is_not_trusted(book):
+    result = PageResult(
+        "guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, [CellResult("snippets/a/two.py")], "env"
+    )
+    path = store.save(result, book)
+    assert store.load(result.key, book) == result
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left
+    path.write_text(path.read_text()[:-10])  # what a write cut short would leave, were it not atomic
+    assert store.load(result.key, book) is None
+
+
+def page_bodies(html: Path) -> dict[str, str]:
+    """Each page's main content, without what differs between two builds of the same sources."""
+    import re
+
+    found = {}
+    for page in sorted((html / "guide").glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        main = text[text.index("<main") : text.index("</main>")]
+        found[page.name] = re.sub(r'<p class="jaxbook-stamp">.*?</p>', "", main, flags=re.S)
+    return found
+
+
+@pytest.mark.build
+def test_a_build_killed_while_executing_then_rebuilt_gives_the_clean_builds_site(tmp_path):
+    """Kill a build in the middle of a page's execution, build again: the site is the one a clean
+    build gives (the killed page ran again; no half result was trusted)."""
+    slow = "import time\n\nfor i in range(3):\n    print('step', i)\n    time.sleep(0.5)\n"
+    sites = {}
+    for name in ("killed", "clean"):
+        book = Book(tmp_path / name)
+        book.snippet("a/quick.py", "print('quick', 1 + 1)\n")
+        book.snippet("b/slow.py", slow)
+        book.page("a", "a/quick.py")
+        book.page("b", "b/slow.py")
+        if name == "killed":
+            command = strict_command(book.root, None)
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "JAXBOOK_JOBS": "1"}
+            process = subprocess.Popen(
+                command, cwd=book.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
+            deadline = time.monotonic() + 300
+            output = ""
+            while time.monotonic() < deadline:  # kill it while guide/b runs: after a's result
+                line = process.stdout.readline()
+                output += line
+                if "jaxbook: executed guide/a.md" in line:
+                    time.sleep(1.0)  # b has started and printed, and sleeps
+                    break
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            assert "jaxbook: executed guide/a.md" in output, output
+            stored = list((book.root / store.STORE).rglob("*.json"))
+            assert len([p for p in stored if p.name != "durations.json"]) == 1, stored  # only a's
+        build = book.build()
+        assert build.returncode == 0, build.output
+        if name == "killed":
+            assert "jaxbook: executed guide/b.md" in build.output
+            assert "jaxbook: executed guide/a.md" not in build.output  # its result was complete
+        sites[name] = page_bodies(build.html)
+    assert sites["killed"] == sites["clean"]
+    assert "step 2" in sites["clean"]["b.html"]
+
+
+def test_page_results_name_their_cells(book):
+    result = PageResult("p", "k", {}, [CellResult("snippets/a/one.py", text="1\n")], "env")
+    assert result.cell("snippets/a/one.py").text == "1\n" and result.cell("nope") is None
