@@ -19,7 +19,6 @@ err, out = checked(jnp.array([2.0, -4.0]))
 print("bad input:  error", err.get())
 
 
-
 def sqrt_at(x, i):
     """Square root of one entry. x: (n,), i: () -> ()."""
     return jnp.sqrt(x[i])

@@ -12,7 +12,9 @@ def gelu(x):
 def fused_ops(hlo):
     """Number of operations inside the fused computations of compiled HLO."""
     fused = hlo[hlo.index("%fused_computation") : hlo.index("ENTRY")]
-    return sum(" = " in s and "parameter(" not in s for s in fused.splitlines())
+    return sum(
+        " = " in s and "parameter(" not in s for s in fused.splitlines()
+    )
 
 
 def entry_lines(hlo):
