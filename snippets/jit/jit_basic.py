@@ -18,7 +18,7 @@ def timed(fn, x):
 
 
 gelu_jit = jax.jit(gelu)
-x = jax.random.normal(jax.random.key(0), (1000, 1000))
+x = jax.random.normal(jax.random.key(0), (100, 100))
 
 first = timed(gelu_jit, x)  # trace + compile + run
 gelu(x).block_until_ready()  # warm-up: eager mode compiles each op once

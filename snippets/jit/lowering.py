@@ -24,7 +24,7 @@ def entry_lines(hlo):
     return [re.split(r", (?:metadata|backend_config)=", s)[0] for s in ops]
 
 
-x = jnp.zeros((1000, 1000))
+x = jnp.zeros((100, 100))
 jaxpr = jax.make_jaxpr(gelu)(x)
 lowered = jax.jit(gelu).lower(x)  # jaxpr -> StableHLO, not compiled yet
 stablehlo = lowered.as_text()
