@@ -32,7 +32,7 @@ x = jax.device_put(parts, NamedSharding(mesh, P("i")))
 
 
 def run(fn):
-    """fn on each device's row of x. -> results stacked, row k from device k."""
+    """fn on each device's row of x. -> the results, row k from device k."""
     return jax.jit(
         jax.shard_map(fn, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
     )(x)
