@@ -11,10 +11,12 @@ from pathlib import Path
 
 #: The folder that holds the `snippets` package, for the processes' imports.
 ROOT = Path(__file__).resolve().parents[2]
-
-
 #: Deprecations stop a process, as they stop the book's build.
 STRICT = ["-W", "error::DeprecationWarning", "-W", "error::FutureWarning"]
+
+
+class PortTaken(RuntimeError):
+    """Another program took the coordinator's port before process 0 did."""
 
 
 def free_port():
@@ -34,19 +36,32 @@ def run(script, args, processes, devices, timeout=180.0):
     they are not all done after `timeout` seconds; either way, every
     process still running is killed first.
     """
-    coordinator = f"127.0.0.1:{free_port()}"  # process 0 serves it
     env = {  # a clean environment: nothing inherited from this process
         "JAX_PLATFORMS": "cpu",
         "JAX_NUM_CPU_DEVICES": str(devices),
         "PYTHONPATH": str(ROOT),
     }
+    for attempt in range(3):  # a free port can be taken before we bind it
+        coordinator = f"127.0.0.1:{free_port()}"  # process 0 serves it
+        commands = [
+            [sys.executable, *STRICT, str(script), coordinator]
+            + [str(processes), str(k), *map(str, args)]
+            for k in range(processes)
+        ]
+        try:
+            return _run_all(commands, env, timeout)
+        except PortTaken:
+            if attempt == 2:
+                raise
+
+
+def _run_all(commands, env, timeout):
+    """Start every command at once, wait for all. -> their stdouts."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         outs, errs, procs = [], [], []
-        for k in range(processes):
+        for k, command in enumerate(commands):
             outs.append(stack.enter_context(open(f"{tmp}/{k}.out", "w+")))
             errs.append(stack.enter_context(open(f"{tmp}/{k}.err", "w+")))
-            command = [sys.executable, *STRICT, str(script), coordinator]
-            command += [str(processes), str(k), *map(str, args)]
             procs.append(
                 subprocess.Popen(
                     command, env=env, stdout=outs[k], stderr=errs[k]
@@ -69,8 +84,10 @@ def _wait(procs, errs, deadline):
         failed = [k for k, code in enumerate(codes) if code]
         if failed:
             k = failed[0]
-            tail = _read(errs[k]).splitlines()[-20:]
-            raise RuntimeError(f"process {k} failed:\n" + "\n".join(tail))
+            tail = "\n".join(_read(errs[k]).splitlines()[-20:])
+            if "Address already in use" in _read(errs[0]):
+                raise PortTaken(tail)
+            raise RuntimeError(f"process {k} failed:\n{tail}")
         if all(code == 0 for code in codes):
             return
         if time.monotonic() > deadline:
