@@ -30,8 +30,7 @@ def run(script, args, processes, devices, timeout=180.0):
     """Run `python script COORDINATOR N K *args` for K = 0 .. N-1 at once,
     N = processes, each process with `devices` CPU devices.
 
-    -> list of N str: what each process printed, in process order, without
-    Gloo's connection messages. Raises RuntimeError with the end of a
+    -> list of N str: what each process printed, in process order. Raises RuntimeError with the end of a
     failed process's stderr if one exits with an error, TimeoutError if
     they are not all done after `timeout` seconds; either way, every
     process still running is killed first.
@@ -74,7 +73,7 @@ def _run_all(commands, env, timeout):
                 if p.poll() is None:
                     p.kill()
                 p.wait()
-        return [_read(out, skip="[Gloo]") for out in outs]
+        return [_read(out) for out in outs]
 
 
 def _wait(procs, errs, deadline):
@@ -95,8 +94,7 @@ def _wait(procs, errs, deadline):
         time.sleep(0.05)
 
 
-def _read(file, skip=None):
-    """The text of an open file, without the lines that contain skip."""
+def _read(file):
+    """The text of an open file, without a final newline."""
     file.seek(0)
-    lines = file.read().splitlines()
-    return "\n".join(x for x in lines if skip is None or skip not in x)
+    return file.read().rstrip("\n")

@@ -5,6 +5,7 @@ process sees of the devices and of the data) or "train" (training steps of
 Step 9b's model on the devices of all processes).
 """
 
+import os
 import sys
 from functools import partial
 
@@ -16,6 +17,15 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 from snippets.sharded_training._mlp import SPECS, D, init, loss
 
 ROWS, LR, STEPS = 64, 0.1, 3  # global batch size, learning rate, steps
+
+
+def keep_stdout_for_python():
+    """Send what native libraries write on stdout to stderr: Gloo logs
+    each connection there, from several threads. Python's print keeps the
+    original stdout, which then holds only this script's lines."""
+    python_out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = open(python_out, "w", buffering=1)
 
 
 def connect(coordinator, processes, k):
@@ -109,6 +119,7 @@ def train(mesh, x, y):
 
 def main(coordinator, processes, k, task):
     """Join, build the mesh over every process's devices, run task."""
+    keep_stdout_for_python()
     connect(coordinator, int(processes), int(k))
     mesh = jax.make_mesh((jax.device_count() // 2, 2), ("data", "model"))
     if task == "describe":
