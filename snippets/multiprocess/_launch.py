@@ -30,10 +30,11 @@ def run(script, args, processes, devices, timeout=180.0):
     """Run `python script COORDINATOR N K *args` for K = 0 .. N-1 at once,
     N = processes, each process with `devices` CPU devices.
 
-    -> list of N str: what each process printed, in process order. Raises RuntimeError with the end of a
-    failed process's stderr if one exits with an error, TimeoutError if
-    they are not all done after `timeout` seconds; either way, every
-    process still running is killed first.
+    -> list of N str: what each process printed, in process order.
+    Raises RuntimeError with the end of a failed process's stderr if one
+    exits with an error, TimeoutError if they are not all done after
+    `timeout` seconds; either way, every process still running is killed
+    first.
     """
     env = {  # a clean environment: nothing inherited from this process
         "JAX_PLATFORMS": "cpu",

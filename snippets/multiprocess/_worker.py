@@ -67,8 +67,8 @@ def load_batch(mesh):
 def describe(mesh):
     """Print what this process sees of the devices and of the batch."""
     k, n = jax.process_index(), jax.process_count()
-    local, total = jax.local_device_count(), jax.device_count()
-    print(f"process {k} of {n}: {local} local devices of {total}")
+    local, every = jax.local_device_count(), jax.device_count()
+    print(f"process {k} of {n}: {local} local devices of {every}")
     print("CPU collectives:", jax.config.jax_cpu_collectives_implementation)
     owners = [[d.process_index for d in row] for row in mesh.devices]
     print("process of each device of the (data, model) mesh:", owners)
