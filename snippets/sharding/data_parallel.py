@@ -1,3 +1,5 @@
+import re
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -11,6 +13,23 @@ x, y = make_data(jax.random.key(0))  # 64 examples
 params = {"w": jnp.zeros(4), "b": jnp.zeros(())}
 
 
+def local_loss(params, x, y):
+    """Per device: the loss of its 8 examples, averaged over the devices."""
+    return lax.pmean(loss(params, x, y), "data")
+
+
+dp_loss = jax.shard_map(
+    local_loss, mesh=mesh, in_specs=(P(), P("data"), P("data")), out_specs=P()
+)
+
+
+@jax.jit
+def dp_step(params, x, y):
+    """SGD step; the gradient is taken outside shard_map."""
+    grads = jax.grad(dp_loss)(params, x, y)
+    return jax.tree.map(lambda p, g: p - LR * g, params, grads)
+
+
 @jax.jit
 def step(params, x, y):
     """Reference: one SGD step on the full batch, one device."""
@@ -18,23 +37,16 @@ def step(params, x, y):
     return jax.tree.map(lambda p, g: p - LR * g, params, grads)
 
 
-def dp_step(params, x, y):
-    """Per-device SGD step. params: replicated, x: (64/8, d), y: (64/8,)."""
-    local = lax.pcast(params, "data", to="varying")  # this device's own copy
-    grads = jax.grad(loss)(local, x, y)  # gradient of the local 8 examples
-    grads = lax.pmean(grads, "data")  # average the 8 gradients
-    return jax.tree.map(lambda p, g: p - LR * g, params, grads)
-
-
-dp_step = jax.jit(
-    jax.shard_map(
-        dp_step, mesh=mesh, in_specs=(P(), P("data"), P("data")), out_specs=P()
-    )
-)
-
 batch = NamedSharding(mesh, P("data"))
-new_dp = dp_step(params, jax.device_put(x, batch), jax.device_put(y, batch))
-new_ref = step(params, x, y)
+xs, ys = jax.device_put(x, batch), jax.device_put(y, batch)
+new_dp, new_ref = dp_step(params, xs, ys), step(params, x, y)
+hlo = dp_step.lower(params, xs, ys).compile().as_text()
+for line in hlo.splitlines():
+    if " all-reduce(" in line:  # the shapes it sums, without layouts
+        shapes = line.split(" = ")[1].split(" all-reduce(")[0]
+        print(
+            "compiled step: all-reduce of", re.sub(r"\{[\d,]*\}", "", shapes)
+        )
 
 
 def rounded(params):

@@ -19,7 +19,8 @@ WEIGHT_REPORT = ROOT / "_build" / "page-weight"
 #: What one page may load, in bytes before compression (test_weight.py).
 BUDGET = 600 * 1000
 
-#: The ten steps, in learning order.
+#: The guide's pages in learning order: the ten steps, step 9 in two parts (sharding,
+#: sharded_training) followed by the advanced step 9c (multiprocess).
 STEPS = [
     "arrays",
     "grad",
@@ -30,6 +31,8 @@ STEPS = [
     "training",
     "control_flow",
     "sharding",
+    "sharded_training",
+    "multiprocess",
     "profiling",
 ]
 #: How the reading order starts (the toctrees at the end of index.md).
