@@ -300,8 +300,14 @@ def on_build_finished(app, exception) -> None:
     failures.write_text(json.dumps({"snippets": outputs_to_accept}, indent=1), encoding="utf-8")
     if not problems:
         return
+    others = getattr(app, "_warncount", len(problems)) - len(problems)  # Sphinx's own count
     logger.info("")
-    logger.info(f"{len(problems)} problem(s) with the book's cells:", color="red")
+    logger.info(
+        f"{len(problems)} problem(s) with the book's cells"
+        + (f", and {others} other warning(s) above" if others > 0 else "")
+        + ":",
+        color="red",
+    )
     for docname, line, summary, *_ in problems:
         logger.info(f"  {app.env.doc2path(docname, False)}:{line}: {summary}")
     if outputs_to_accept:
