@@ -11,7 +11,7 @@ def median_seconds(calls, repeats=15):
 
     The calls take turns, round after round, so a busy machine slows all of
     them alike; each call is waited for (jax.block_until_ready) before the
-    clock is read, and the median ignores the rounds that were interrupted.
+    clock is read; and a few interrupted rounds do not move the median.
     """
     seconds = {name: [] for name in calls}
     for _ in range(repeats):
