@@ -185,14 +185,15 @@ def install(shell) -> None:
             shown.append(trimmed + "\n")
             shell._showtraceback(type(error), error, [trimmed])
         text = outputs.normalise("".join(shown))
+        tolerance = snippet.parse_tolerance(source, name)
         problem = None
         if write:
-            state = "written" if outputs.write_expected(path, text) else "same"
+            state = "written" if outputs.write_expected(path, text, tolerance) else "same"
         elif os.environ.get("JAXBOOK_EXPECTED_OUTPUTS", "1") == "0":
             state = None  # a throwaway test book that does not check outputs
         else:
             expected = outputs.read_expected(path)
-            problem = outputs.difference(name, expected, text)
+            problem = outputs.difference(name, expected, text, tolerance)
             state = "same" if problem is None else ("missing" if expected is None else "differs")
         records.write(path, root, **fields, warnings=seen, output=text, expected=state)
         return problem

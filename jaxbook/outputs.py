@@ -36,7 +36,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxbook import ROOT, book_root
+from jaxbook import ROOT, book_root, compare
+from jaxbook.compare import Tolerance
 
 #: The metadata key of an execute request that carries the snippet's identity (see
 #: :mod:`jaxbook.nbadapter`): ``{"snippet": "<absolute path>", "write": bool}``.
@@ -109,16 +110,21 @@ def accept_command(name: str) -> str:
     return f"make outputs SNIPPET={name}"
 
 
-def difference(name: str, expected: str | None, actual: str) -> str | None:
-    """``None`` when ``actual`` equals ``expected``, else the message that fails the build:
-    it names the snippet, shows a unified diff and gives the command that accepts it."""
+def difference(
+    name: str, expected: str | None, actual: str, tolerance: Tolerance = compare.DEFAULT
+) -> str | None:
+    """``None`` when ``actual`` matches ``expected`` (:func:`jaxbook.compare.matches`: text
+    exactly, floats within ``tolerance``), else the message that fails the build: it names the
+    snippet, says which numbers or lines differ, shows a unified diff and gives the command that
+    accepts it."""
     out = Path(name).with_suffix(".out").as_posix()
     if expected is None:
         return (
             f"{name}: no expected output: {out} does not exist. Run `{accept_command(name)}`, "
             "read the new file, and commit it."
         )
-    if expected == actual:
+    reasons = compare.explain(expected, actual, tolerance)
+    if not reasons:
         return None
     diff = "".join(
         difflib.unified_diff(
@@ -128,8 +134,9 @@ def difference(name: str, expected: str | None, actual: str) -> str | None:
             tofile=f"{out} (this build)",
         )
     )
+    why = "".join(f"  {reason}\n" for reason in reasons)
     return (
-        f"{name}: output differs from {out}:\n{diff}"
+        f"{name}: output differs from {out} (floats compared with {tolerance}):\n{why}{diff}"
         f"If the new output is right, run `{accept_command(name)}`, read `git diff`, and "
         "commit it."
     )
@@ -140,12 +147,16 @@ def read_expected(snippet: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def write_expected(snippet: Path, text: str) -> bool:
-    """Write ``text`` as ``snippet``'s expected output; True if the file changed."""
+def write_expected(snippet: Path, text: str, tolerance: Tolerance = compare.DEFAULT) -> bool:
+    """Write ``text`` as ``snippet``'s expected output unless the file already matches it
+    (within ``tolerance``: a run on another CPU leaves the reviewed file as it is); True if the
+    file changed."""
     path = expected_path(snippet)
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    if path.is_file() and compare.matches(path.read_text(encoding="utf-8"), text, tolerance):
         return False
-    path.write_text(text, encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)  # atomic: an interrupted run leaves the old file or the new one
     return True
 
 

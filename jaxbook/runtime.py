@@ -8,6 +8,7 @@ every test sees the same platform and the same number of devices.
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
 
 #: Number of emulated CPU devices. Change it here and nowhere else.
@@ -22,6 +23,47 @@ JAX_ENV = {
     "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
     "JAX_DEBUG_KEY_REUSE": "true",
 }
+
+#: XLA flags that make this machine compile as another CPU does: an older instruction set than its
+#: own (``--xla_cpu_max_isa``) or narrower vectors (``--xla_cpu_prefer_vector_width``). The last
+#: digits of float results depend on both (the order of a vectorised sum; float16 arithmetic with or
+#: without AVX-512), so expected outputs are checked under one of these besides the machine's own.
+#: ``JAXBOOK_AS_CPU=<name>`` applies one to the book's kernel and ``python -m jaxbook.run``.
+OTHER_CPUS = {
+    # x86-64 without AVX-512: most laptops, AMD before Zen 4, many CI and hosting machines
+    "avx2": "--xla_cpu_max_isa=AVX2",
+    # the same with 128-bit vectors, as on Arm's NEON: sums in yet another order
+    "avx2-128": "--xla_cpu_max_isa=AVX2 --xla_cpu_prefer_vector_width=128",
+    # AVX-512 without its FP16 and BF16 extensions (Skylake-X to Ice Lake, Zen 4)
+    "avx512": "--xla_cpu_max_isa=AVX512",
+    # the machine's own instruction set with 128-bit vectors
+    "128": "--xla_cpu_prefer_vector_width=128",
+    # no FMA and no AVX2 (x86 CPUs before 2013): a bound, not a CPU anyone builds on today
+    "avx": "--xla_cpu_max_isa=AVX",
+}
+
+#: Where ``make test`` checks that outputs hold on another CPU: the reader-notebook test runs every
+#: page in a kernel compiling for this one (``None``: this machine has no other to emulate). On
+#: x86-64 it differs from any build machine in vector width and, with AVX-512, in instruction set;
+#: an Arm CPU's NEON vectors are already 128 bits wide and XLA has no older ISA to choose there.
+READER_CPU = "avx2-128" if platform.machine().lower() in ("x86_64", "amd64") else None
+
+
+def as_cpu() -> str | None:
+    """The name of the CPU this process compiles as (``JAXBOOK_AS_CPU``), validated."""
+    name = os.environ.get("JAXBOOK_AS_CPU") or None
+    if name is not None and name not in OTHER_CPUS:
+        raise ValueError(f"JAXBOOK_AS_CPU={name}: not one of {', '.join(OTHER_CPUS)} (jaxbook/runtime.py)")
+    return name
+
+
+def jax_env() -> dict[str, str]:
+    """:data:`JAX_ENV`, with the flags of :func:`as_cpu` added to ``XLA_FLAGS`` when one is set."""
+    name = as_cpu()
+    if name is None:
+        return dict(JAX_ENV)
+    return {**JAX_ENV, "XLA_FLAGS": f"{JAX_ENV['XLA_FLAGS']} {OTHER_CPUS[name]}"}
+
 
 #: Where test runs and ``make check`` keep JAX's compilation cache (:func:`compilation_cache_env`).
 TEST_COMPILATION_CACHE = Path("_build") / "jax-cache"
@@ -51,7 +93,7 @@ CACHE_VARIABLES = tuple(compilation_cache_env(Path()))
 
 
 def configure(environ: dict | None = None, compilation_cache: Path | None = None) -> dict:
-    """Apply :data:`JAX_ENV` to ``environ`` (default ``os.environ``) and return it, with JAX's
+    """Apply :data:`JAX_ENV` (:func:`jax_env`: with ``JAXBOOK_AS_CPU``'s flags) to ``environ`` (default ``os.environ``) and return it, with JAX's
     compilation cache in ``compilation_cache`` (:func:`compilation_cache_env`) or without one.
 
     Must run before ``import jax``; raises if JAX was already imported with other settings.
@@ -59,14 +101,15 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
     import sys
 
     env = os.environ if environ is None else environ
+    wanted = jax_env()
     if env is os.environ and "jax" in sys.modules:
-        current = {key: os.environ.get(key) for key in JAX_ENV}
-        if current != JAX_ENV:
+        current = {key: os.environ.get(key) for key in wanted}
+        if current != wanted:
             raise RuntimeError(
                 "jaxbook.runtime.configure() must run before `import jax` "
-                f"(found {current}, expected {JAX_ENV})"
+                f"(found {current}, expected {wanted})"
             )
-    env.update(JAX_ENV)
+    env.update(wanted)
     cache = compilation_cache_env(compilation_cache) if compilation_cache else {}
     for name in CACHE_VARIABLES:
         env.pop(name, None)
@@ -87,13 +130,42 @@ def execution_key() -> str:
     the JAX/jaxlib versions and the device settings. The build re-executes every page when it changes."""
     from importlib.metadata import version
 
-    settings = ";".join(f"{k}={v}" for k, v in sorted(JAX_ENV.items()))
+    settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
     return f"jax=={version('jax')};jaxlib=={version('jaxlib')};{settings}"
+
+
+#: cpuinfo flags, widest first, and how the stamp names them: the vector instructions XLA may use.
+VECTOR_ISAS = (
+    ("avx512_fp16", "AVX-512 and FP16"),
+    ("avx512f", "AVX-512"),
+    ("avx2", "AVX2"),
+    ("avx", "AVX"),
+    ("sve", "SVE"),
+    ("asimd", "NEON"),
+)
+
+
+def cpu() -> str:
+    """The processor outputs are computed on, as far as their last digits depend on it: its
+    architecture and the widest vector instructions XLA may use there (``x86_64 with AVX2``), or
+    the CPU it compiles as (:func:`as_cpu`)."""
+    machine = platform.machine()
+    if as_cpu():
+        return f"{machine} compiling as {as_cpu()} ({OTHER_CPUS[as_cpu()]})"
+    flags: set[str] = set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith(("flags", "Features")):
+                    flags.update(line.partition(":")[2].split())
+                    break
+    except OSError:
+        pass  # not Linux: the architecture alone
+    return next((f"{machine} with {name}" for flag, name in VECTOR_ISAS if flag in flags), machine)
 
 
 def stamp() -> dict:
     """Describe the environment that produced the outputs (call after :func:`configure`)."""
-    import platform
 
     import jax
 
@@ -103,6 +175,10 @@ def stamp() -> dict:
         "backend": jax.default_backend(),
         "devices": jax.device_count(),
         "python": platform.python_version(),
+        "cpu": cpu(),
+        # what decides the last digits on an accelerator: its kind, and the float32 matmul precision
+        "device_kind": jax.devices()[0].device_kind,
+        "matmul_precision": jax.config.jax_default_matmul_precision or "default",
     }
 
 

@@ -20,6 +20,14 @@ Any other ``DeprecationWarning`` or ``FutureWarning`` raised while a snippet run
 NumPy or the project's own code, breaks the contract: the site never teaches a deprecated call
 without saying so.
 
+A snippet whose printed floats legitimately move between machines by more than the default
+tolerance (:data:`jaxbook.compare.DEFAULT`) declares its own, with the reason, on one line::
+
+    # tolerance: rtol=2e-3 -- float16 training: XLA's float16 code differs with AVX-512
+
+``rtol`` and ``atol`` (either or both, separated by a comma) apply to every floating-point number
+the snippet prints; integers and text are always compared exactly (:mod:`jaxbook.compare`).
+
 :func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
 declared error (for display) or raises :class:`SnippetError` with a message that names the file.
 """
@@ -37,8 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jaxbook import ROOT, book_root
+from jaxbook.compare import DEFAULT, Tolerance
 
-DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match)\s*:(.*)$")
+DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance)\s*:(.*)$")
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
 JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
 CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -90,8 +99,8 @@ def display_path(path: Path | str) -> str:
 
 
 def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
-    """The declarations of ``source``: ``{key: (value, line)}`` for raises, match, warns and
-    warns-match, validated (placement, duplicates, class paths, patterns)."""
+    """The declarations of ``source``: ``{key: (value, line)}`` for raises, match, warns,
+    warns-match and tolerance, validated (placement, duplicates, class paths, patterns, values)."""
     found_keys: dict[str, tuple[str, int]] = {}
     in_header = True
     for number, line in enumerate(source.splitlines(), start=1):
@@ -103,7 +112,7 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
             continue
         key, value = found.group(1), found.group(2).strip()
         where = f"{name}:{number}"
-        kind = "warning" if key.startswith("warns") else "error"
+        kind = {"warns": "warning", "warns-match": "warning", "tolerance": "tolerance"}.get(key, "error")
         if not in_header:
             raise SnippetError(
                 f"{where}: malformed {kind} declaration: '# {key}:' must be in the comment block "
@@ -111,7 +120,9 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
             )
         if key in found_keys:
             raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
-        if key in ("raises", "warns"):
+        if key == "tolerance":
+            _tolerance(value, where)
+        elif key in ("raises", "warns"):
             if not CLASS_PATH.match(value):
                 example = (
                     "TypeError or jax.errors.KeyReuseError"
@@ -138,6 +149,47 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
         if pattern in found_keys and owner not in found_keys:
             raise SnippetError(f"{name}: malformed {kind} declaration: '# {pattern}:' without '# {owner}:'")
     return found_keys
+
+
+TOLERANCE = re.compile(r"^(?P<values>.*?)\s+--\s+(?P<reason>\S.*)$")
+TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
+#: The largest tolerance a snippet may declare: past it, a printed float says nothing.
+MAX_TOLERANCE = 0.05
+
+
+def _tolerance(value: str, where: str) -> Tolerance:
+    """The :class:`~jaxbook.compare.Tolerance` of a ``# tolerance:`` declaration's ``value``
+    (``rtol=2e-3, atol=1e-6 -- reason``); raises :class:`SnippetError` naming ``where``."""
+    example = "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
+    found = TOLERANCE.match(value)
+    if not found:
+        raise SnippetError(f"{where}: malformed tolerance declaration: say why after ' -- ', as in {example}")
+    values = {}
+    for part in found.group("values").split(","):
+        pair = TOLERANCE_VALUE.match(part.strip())
+        if not pair or pair.group(1) in values:
+            raise SnippetError(
+                f"{where}: malformed tolerance declaration: {part.strip()!r} is not 'rtol=<number>' "
+                f"or 'atol=<number>' (each at most once), as in {example}"
+            )
+        values[pair.group(1)] = float(pair.group(2))
+    if not 0 < max(values.values()) <= MAX_TOLERANCE or min(values.values()) < 0:
+        raise SnippetError(
+            f"{where}: malformed tolerance declaration: {found.group('values').strip()} is not a "
+            f"tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
+        )
+    return Tolerance(rtol=values.get("rtol", 0.0), atol=values.get("atol", 0.0))
+
+
+def parse_tolerance(source: str, name: str) -> Tolerance:
+    """The tolerance of the snippet ``source``: its ``# tolerance:`` declaration, else
+    :data:`jaxbook.compare.DEFAULT`. Raises :class:`SnippetError` naming ``name`` and the line for
+    a malformed declaration (same placement rules as ``# raises:``)."""
+    header = _header(source, name)
+    if "tolerance" not in header:
+        return DEFAULT
+    value, line = header["tolerance"]
+    return _tolerance(value, f"{name}:{line}")
 
 
 def parse_declaration(source: str, name: str) -> Declaration | None:
@@ -398,6 +450,7 @@ __all__ = [
     "execute",
     "main_namespace",
     "parse_declaration",
+    "parse_tolerance",
     "parse_warning",
     "restored_state",
     "scrub",

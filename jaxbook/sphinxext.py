@@ -328,10 +328,16 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     stamp = getattr(app.env, "jaxbook_stamp", None)
     if not stamp or "body" not in context:
         return
+    backend = stamp["backend"]
+    if backend != "cpu":  # an accelerator's kind and matmul precision decide its last digits
+        backend += f" backend ({stamp['device_kind']}, matmul precision {stamp['matmul_precision']})"
+    else:
+        backend += " backend"
     text = (
         f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
-        f"on the {stamp['backend']} backend with {stamp['devices']} devices "
-        f"(Python {stamp['python']})."
+        f"on the {backend} with {stamp['devices']} devices "
+        f"(CPU: {stamp['cpu']}; Python {stamp['python']}); on another CPU, printed floats "
+        "can differ in their last digits."
     )
     stamp_html = f'<p class="jaxbook-stamp">{escape(text)}</p>\n'
     body = context["body"]

@@ -131,3 +131,38 @@ def test_restored_state_undoes_config_and_print_options():
         numpy.set_printoptions(precision=precision + 3)
     assert jax.config.values["jax_enable_x64"] is False
     assert numpy.get_printoptions()["precision"] == precision
+
+
+# --- tolerance declarations ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ("# tolerance: rtol=2e-3\n", "x.py:1: malformed tolerance declaration: say why after ' -- '"),
+        ("# tolerance: rtol=2e-3 --\n", "x.py:1: malformed tolerance declaration: say why after ' -- '"),
+        ("# tolerance: rtl=2e-3 -- why\n", "x.py:1: malformed tolerance declaration: 'rtl=2e-3' is not"),
+        ("# tolerance: rtol=1e-3, rtol=2e-3 -- why\n", "'rtol=2e-3' is not 'rtol=<number>'"),
+        ("# tolerance: rtol=0.5 -- why\n", "rtol=0.5 is not a tolerance between 0 and 0.05"),
+        ("# tolerance: rtol=0 -- why\n", "rtol=0 is not a tolerance between 0 and 0.05"),
+        ("# raises: KeyError\n# tolerance: rtol=1e-3 -- a\n# tolerance: rtol=1e-3 -- b\n", "x.py:3: "),
+        (
+            "x = 1\n# tolerance: rtol=1e-3 -- why\n",
+            "x.py:2: malformed tolerance declaration: '# tolerance:' must",
+        ),
+    ],
+)
+def test_a_malformed_tolerance_declaration_fails_naming_the_file_and_line(header, message):
+    with pytest.raises(SnippetError, match=None) as failure:
+        run(header + "print(1.5)\n")
+    assert message in str(failure.value), str(failure.value)
+
+
+def test_a_tolerance_declaration_is_read_with_its_values():
+    from jaxbook.compare import DEFAULT, Tolerance
+    from jaxbook.snippet import parse_tolerance
+
+    source = "# tolerance: rtol=2e-3, atol=1e-6 -- float16 training: the CPU decides the last digits\n"
+    assert parse_tolerance(source + "x = 1\n", "x.py") == Tolerance(rtol=2e-3, atol=1e-6)
+    assert parse_tolerance("x = 1\n", "x.py") == DEFAULT
+    assert run(source + "x = 1\n") == (None, None)  # the contract accepts it

@@ -6,9 +6,11 @@ flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository (only 
 session's JAX compilation cache, see :func:`reader_env`). Its cells are compared
 with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
 strict build): each cell prints what the page shows under it, the same cells error, with the same
-exception class, and the cells the download adds never error. The reader's kernel compiles for
-other vector units than the build's (:data:`OTHER_CPU`), so an output that depends on the order
-of a float sum fails here, not on the next machine that builds the book. A practice notebook's
+exception class, and the cells the download adds never error. Printed floats are compared as the
+build compares them (:mod:`jaxbook.compare`, within each snippet's tolerance), and the reader's
+kernel compiles as another CPU than the build's (:data:`OTHER_CPU`: an older instruction set,
+narrower vectors), so an output that moves with the CPU by more than its tolerance fails here,
+not on the next machine that builds the book. A practice notebook's
 check must report "not yet" for the starter and every test passing once the reference solution is
 pasted into the code cell.
 
@@ -33,10 +35,11 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from jaxbook import ROOT, runtime
+from jaxbook import ROOT, compare, runtime
+from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.outputs import normalise
-from jaxbook.snippet import scrub
+from jaxbook.snippet import parse_tolerance, scrub
 from jaxbook.sphinxext import find_cells
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
@@ -50,13 +53,12 @@ PROBE = """import importlib.util, json, os, sys
 found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
 print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
                   for n, s in found.items()} | {"XLA_FLAGS": os.environ.get("XLA_FLAGS")}))"""
-#: XLA flag of the reader's kernel: it compiles for 128-bit vectors, as on a CPU with narrower
-#: vector units than the build machine's (Arm's NEON, say). A sum then runs in another order, so a
-#: cell whose output shows float rounding (the last digits of a float32, the size of a tiny
-#: difference) prints something else here, as it would on the next CI machine or a reader's laptop.
-#: Fused multiply-add stays on: x86 CPUs have had it since 2013, 64-bit Arm always. Without it
-#: (``--xla_cpu_max_isa=AVX``) the last digit of printed random draws changes too (6 snippets).
-OTHER_CPU = "--xla_cpu_prefer_vector_width=128"
+#: XLA flags of the reader's kernel: it compiles as another CPU than the build machine's
+#: (:data:`jaxbook.runtime.READER_CPU`: on x86-64, AVX2 with 128-bit vectors), so a cell whose
+#: output moves with the CPU by more than its tolerance fails here, not on the next CI machine, host
+#: or reader's laptop. Fused multiply-add stays on: x86 CPUs have had it since 2013, 64-bit Arm
+#: always. Empty on Arm, where no other CPU can be emulated.
+OTHER_CPU = runtime.OTHER_CPUS[runtime.READER_CPU] if runtime.READER_CPU else ""
 
 
 def reader_env(folder: Path) -> dict:
@@ -113,8 +115,9 @@ def printed(cell, stream: str) -> str:
 LOCATION = re.compile(r"^\S+:\d+: ")
 
 
-def print_difference(site_cell, cell) -> str | None:
-    """How the reader's cell's printed output differs from the page's, or None.
+def print_difference(site_cell, cell, tolerance: Tolerance = compare.DEFAULT) -> str | None:
+    """How the reader's cell's printed output differs from the page's, or None. Printed floats
+    may differ within ``tolerance``, the snippet's (:mod:`jaxbook.compare`, as the build compares).
 
     The build's kernel shows stdout and stderr in the order written; ipykernel sends them on two
     streams. So when the reader's cell also wrote to stderr (a warning, a log line), each line of
@@ -126,13 +129,13 @@ def print_difference(site_cell, cell) -> str | None:
         rest = iter(out.splitlines())
         pending, accounted = next(rest, None), True
         for line in page.splitlines():
-            if line == pending:
+            if pending is not None and compare.matches(line, pending, tolerance):
                 pending = next(rest, None)
             elif LOCATION.sub("", line) not in written:
                 accounted = False
         if accounted and pending is None:
             return None
-    elif out == page:
+    elif compare.matches(page, out, tolerance):
         return None
     diff = difflib.unified_diff(page.splitlines(), out.splitlines(), "site", "reader", lineterm="")
     return "\n".join(diff)
@@ -142,7 +145,7 @@ def on_another_cpu(setup: str) -> str:
     """The set-up cell ``setup``, with :data:`OTHER_CPU` added to the XLA flags it sets."""
     flags = runtime.JAX_ENV["XLA_FLAGS"]
     assert setup.count(json.dumps(flags)) == 1, setup
-    return setup.replace(json.dumps(flags), json.dumps(f"{flags} {OTHER_CPU}"))
+    return setup.replace(json.dumps(flags), json.dumps(f"{flags} {OTHER_CPU}".strip()))
 
 
 class Reader:
@@ -200,8 +203,9 @@ class Reader:
         return json.loads(stdout_of(cell))
 
 
-def compare(site, reader) -> list[str]:
-    """Differences between the site's executed notebook and the reader's run, one line each."""
+def differences(page: str, site, reader) -> list[str]:
+    """Differences between the site's executed notebook of ``page`` and the reader's run, one
+    line each."""
     site_cells = [c for c in site.cells if c.cell_type == "code"]
     own = [c for c in reader.cells if c.cell_type == "code" and c.metadata.get("load")]
     problems = []
@@ -213,12 +217,15 @@ def compare(site, reader) -> list[str]:
     for site_cell, cell in zip(site_cells, own):
         if cell.source != site_cell.source:
             problems.append(f"{cell.metadata.load}: source differs from the site's")
-        diff = print_difference(site_cell, cell)
+        name = (ROOT / page).parent.joinpath(cell.metadata.load).resolve().relative_to(ROOT).as_posix()
+        tolerance = parse_tolerance(cell.source, name)
+        diff = print_difference(site_cell, cell, tolerance)
         if diff is not None:
             problems.append(
-                f"{cell.metadata.load}: prints something else for the reader, whose kernel compiles "
-                f"with {OTHER_CPU} (an output that shows float rounding differs between CPUs: print "
-                "rounded values, or jnp.allclose):\n" + diff
+                f"{name}: prints something else for the reader, whose kernel compiles with "
+                f"{OTHER_CPU or 'no other flags'}, than on the site, beyond its tolerance ({tolerance}): "
+                "a number that moves with the CPU needs a '# tolerance:' declaration, or printing at "
+                "the precision the page claims (docs/contributing.md):\n" + diff
             )
         if error_of(site_cell) != error_of(cell):
             problems.append(
@@ -267,7 +274,7 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         assert set(OTHER_CPU.split()) <= set(seen["XLA_FLAGS"].split()), seen  # the set-up passed it on
         for name in ("snippets", "practice"):
             assert all(Path(p).resolve().is_relative_to(folder.resolve()) for p in seen[name] or []), seen
-        problems = compare(site, reader)
+        problems = differences(page, site, reader)
         code_cells = [c for c in reader.cells if c.cell_type == "code"]
         print(
             f"{page}: {len(code_cells)} cells run, "
@@ -309,8 +316,8 @@ print(json.dumps(np.asarray(jax.jit(jnp.dot)(x, y)).tobytes().hex()))"""
 
 
 @pytest.mark.skipif(
-    platform.machine().lower() not in ("x86_64", "amd64"),
-    reason="OTHER_CPU's 128-bit vectors are this CPU's own (Arm's NEON): nothing to compare with",
+    runtime.READER_CPU is None,
+    reason=f"no other CPU to emulate on {platform.machine()} (Arm's NEON vectors are 128 bits already)",
 )
 def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     """The reader's kernel, given the set-up cell as the notebook test gives it, rounds otherwise

@@ -125,6 +125,21 @@ def test_write_expected_reports_a_change(tmp_path):
     assert outputs.read_expected(snippet) == "one\n"
 
 
+def test_write_expected_keeps_a_file_that_matches_within_tolerance(tmp_path):
+    """`make outputs` on another CPU leaves the reviewed file as it is (no diff noise), and
+    rewrites it when something real changed."""
+    from jaxbook.compare import Tolerance
+
+    snippet = tmp_path / "s.py"
+    outputs.write_expected(snippet, "w: 2.9973, steps: 200\n")
+    assert outputs.write_expected(snippet, "w: 2.9968, steps: 200\n", Tolerance(rtol=1e-3)) is False
+    assert outputs.read_expected(snippet) == "w: 2.9973, steps: 200\n"
+    assert outputs.write_expected(snippet, "w: 2.9968, steps: 200\n") is True  # beyond the default
+    assert outputs.write_expected(snippet, "w: 2.9968, steps: 201\n", Tolerance(rtol=1e-3)) is True
+    assert outputs.read_expected(snippet) == "w: 2.9968, steps: 201\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["s.out"]  # no temporary file left behind
+
+
 # --- the page rule ------------------------------------------------------------------------------
 
 

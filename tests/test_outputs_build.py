@@ -20,6 +20,24 @@ DECLARED = (
 UNDECLARED = "import warnings\n\nwarnings.warn('old_api is deprecated', DeprecationWarning)\n"
 
 
+FLOAT16 = "# tolerance: rtol=1e-3 -- float16 training: the CPU decides the last digits\n"
+#: name: (snippet, expected output). The snippets print what another CPU prints, or a real change.
+NUMBERS = {
+    "float16": (
+        FLOAT16 + "print('w after 200 steps: 2.9968 (float32)')\n",
+        "w after 200 steps: 2.9973 (float32)\n",
+    ),
+    "float32": ("print('b:', 0.11194122)\n", "b: 0.11194123\n"),
+    "moved": (
+        FLOAT16 + "print('w after 200 steps: 2.9873 (float32)')\n",
+        "w after 200 steps: 2.9973 (float32)\n",
+    ),
+    "count": ("print('good steps:', 201)\n", "good steps: 200\n"),
+    "dtype": ("print('w: 2.9973 (float16)')\n", "w: 2.9973 (float32)\n"),
+    "flag": ("print('finite:', 1.0 > 2.0)\n", "finite: True\n"),
+}
+
+
 @pytest.fixture(scope="module")
 def build(tmp_path_factory):
     book = Book(tmp_path_factory.mktemp("outputs"), outputs=True)
@@ -37,11 +55,14 @@ def build(tmp_path_factory):
     book.snippet("flip/later.py", "print('later:', 2)\n", "later: 1\n")
     book.snippet("mixed/differs.py", "print('mixed:', 2)\n", "mixed: 1\n")
     book.snippet("mixed/breaks.py", "raise ValueError('undeclared')\n", "\n")
+    for name, (source, expected) in NUMBERS.items():
+        book.snippet(f"numbers/{name}.py", source, expected)
     book.snippet("missing/none.py", "print('no expected file')\n")
     book.snippet("dep/old.py", UNDECLARED, "whatever\n")
     book.page("twins", "twins/one.py", "twins/two.py", "twins/plot.py", "twins/declared.py")
     book.page("flip", "flip/check.py", "flip/after.py", "flip/later.py")
     book.page("mixed", "mixed/differs.py", "mixed/breaks.py")
+    book.page("numbers", *(f"numbers/{name}.py" for name in NUMBERS))
     book.page("missing", "missing/none.py")
     book.page("dep", "dep/old.py")
     return book.build()
@@ -100,3 +121,16 @@ def test_undeclared_deprecation_fails_and_declared_one_passes(build):
         "deprecated" in build.output
     )
     assert "snippets/twins/declared.py" not in build.output
+
+
+def test_floats_within_tolerance_pass_and_every_other_change_fails_naming_the_snippet(build):
+    """Numbers are compared as numbers (jaxbook.compare): a float within its tolerance (declared,
+    or the default) passes; a float beyond it, an integer, a dtype and a boolean each fail."""
+    output = build.output
+    for name in ("float16", "float32"):
+        assert f"snippets/numbers/{name}.py" not in output, output
+    for name in ("moved", "count", "dtype", "flag"):
+        assert f"snippets/numbers/{name}.py: output differs from snippets/numbers/{name}.out" in output
+    assert "line 1: 2.9873 where 2.9973 was expected" in output
+    assert "4 problems on this page" in output
+    assert "w after 200 steps: 2.9968" in build.page("numbers")  # the page shows the real output

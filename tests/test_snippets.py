@@ -15,7 +15,7 @@ import re
 import pytest
 
 from jaxbook import ROOT, outputs, pages, records
-from jaxbook.snippet import DECLARATION, parse_declaration, source_of
+from jaxbook.snippet import DECLARATION, parse_declaration, parse_tolerance, source_of
 
 SNIPPETS = ROOT / "snippets"
 
@@ -42,11 +42,12 @@ def outcome(path):
 @pytest.mark.parametrize("path", discover(), ids=lambda p: p.relative_to(SNIPPETS).as_posix())
 def test_snippet(path, build_records):
     """The contract holds (declared error raised, no undeclared deprecation), and the output
-    equals the committed expected output."""
+    matches the committed expected output (text exactly, floats within the snippet's tolerance)."""
     name = path.relative_to(ROOT).as_posix()
     record = outcome(path)
     assert record["contract"] is None, record["contract"]
-    problem = outputs.difference(name, outputs.read_expected(path), record["output"])
+    tolerance = parse_tolerance(source_of(path), name)
+    problem = outputs.difference(name, outputs.read_expected(path), record["output"], tolerance)
     assert problem is None, problem
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
