@@ -1,11 +1,11 @@
 """A Python loop under jit is unrolled; lax.scan keeps one copy of the body."""
 
-import time
-
 import jax
 import jax.numpy as jnp
 import matplotlib.pyplot as plt
 from jax import lax
+
+from snippets.profiling._timing import median_seconds
 
 
 def cell(h, w):
@@ -34,11 +34,9 @@ def scan_loop(n):
     return run
 
 
-def compile_seconds(fn, *args):
-    """Wall time of tracing, lowering and compiling fn for these arguments."""
-    start = time.perf_counter()
-    jax.jit(fn).lower(*args).compile()
-    return time.perf_counter() - start
+def compile_once(fn, *args):
+    """Trace, lower and compile a new jit of fn for these arguments."""
+    return jax.jit(fn).lower(*args).compile()
 
 
 h, w = jnp.ones(16), 0.3 * jnp.eye(16)
@@ -46,28 +44,42 @@ print(
     "same result (n=10):",
     jnp.allclose(jax.jit(python_loop(10))(h, w), jax.jit(scan_loop(10))(h, w)),
 )
-# warm-up: the first compilation pays one-off costs
-compile_seconds(scan_loop(1), h, w)
+for make in (python_loop, scan_loop):  # warm-up: first compiles pay extra
+    compile_once(make(1), h, w)
 
 lengths = [10, 20, 40, 80]
-times = {"Python loop": [], "lax.scan": []}
-print("compile time, measured on the build machine:")
+makers = {"Python loop": python_loop, "lax.scan": scan_loop}
+# each call builds a new function, so nothing comes from a cache
+calls = {
+    (name, n): lambda make=make, n=n: compile_once(make(n), h, w)
+    for name, make in makers.items()
+    for n in lengths
+}
+seconds = median_seconds(calls, repeats=3)
+
+print("compile time, median of 3, measured on the build machine:")
 print("     n  jaxpr eqns (loop/scan)  loop [s]  scan [s]")
 for n in lengths:
-    eqns = [
-        len(jax.make_jaxpr(make(n))(h, w).eqns)
-        for make in (python_loop, scan_loop)
-    ]
-    times["Python loop"].append(compile_seconds(python_loop(n), h, w))
-    times["lax.scan"].append(compile_seconds(scan_loop(n), h, w))
+    eqns = [len(jax.make_jaxpr(m(n))(h, w).eqns) for m in makers.values()]
     print(
         f"{n:6d}  {eqns[0]:10d} / {eqns[1]:<10d} "
-        f"{times['Python loop'][-1]:8.3f}  {times['lax.scan'][-1]:8.3f}"
+        f"{seconds['Python loop', n]:8.3f}  {seconds['lax.scan', n]:8.3f}"
     )
+print()
+loop, scan = seconds["Python loop", 80], seconds["lax.scan", 80]
+print(
+    "Python loop, n=80 over n=10, more than 2x:",
+    loop / seconds["Python loop", 10] > 2,
+)
+print(
+    "lax.scan, n=80 over n=10, less than 2x:",
+    scan / seconds["lax.scan", 10] < 2,
+)
+print("n=80, Python loop over lax.scan, more than 3x:", loop / scan > 3)
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
-for name, seconds in times.items():
-    ax.plot(lengths, seconds, marker="o", label=name)
+for name in makers:
+    ax.plot(lengths, [seconds[name, n] for n in lengths], "o-", label=name)
 ax.set_xlabel("loop length n")
 ax.set_ylabel("trace + compile time [s]")
 ax.set_title("Compile time vs loop length (build machine)")

@@ -8,13 +8,13 @@ x16, y16 = x.astype(jnp.float16), y.astype(jnp.float16)
 
 
 @jax.jit
-def unscaled_grad(w, scale):
-    """Float32 master weight w: (), float32 scale: () -> float32 gradient."""
-    g = jax.grad(lambda w: scale * loss_mixed(w, x16, y16))(w)
+def unscaled_grad(w, scale, x, y):
+    """w, scale: () float32, x, y: (n,) float16 -> float32 gradient."""
+    g = jax.grad(lambda w: scale * loss_mixed(w, x, y))(w)
     return g / scale  # unscale in float32, before any update
 
 
 print(f"float32 reference gradient: {float(jax.grad(loss)(w, x, y)):.5g}")
 for power in (0, 4, 8, 15, 24, 34, 36):
-    g = unscaled_grad(w, jnp.float32(2.0**power))
+    g = unscaled_grad(w, jnp.float32(2.0**power), x16, y16)
     print(f"S = 2**{power:<2}  unscaled gradient {float(g):.5g}  ({g.dtype})")

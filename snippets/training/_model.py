@@ -34,3 +34,8 @@ def mlp(params, x):
 def loss_fn(params, x, y):
     """Mean squared error. x: (n, d_in), y: (n, d_out) -> scalar."""
     return jnp.mean((mlp(params, x) - y) ** 2)
+
+
+def decay_mask(params):
+    """Where weight decay applies: True for matrices "w", False for biases."""
+    return jax.tree.map(lambda p: p.ndim > 1, params)

@@ -1,17 +1,24 @@
 """One model trained with optax.adamw and optax.sgd(momentum=0.9)."""
 
 import jax
+import jax.numpy as jnp
 import matplotlib.pyplot as plt
+import numpy as np
 import optax
 
-from snippets.training._model import init_params, loss_fn, make_data
+from snippets.training._model import (
+    decay_mask,
+    init_params,
+    loss_fn,
+    make_data,
+)
 
 
 def train(optimizer, params, x, y, steps):
-    """Full-batch training. -> list of losses, one per step."""
+    """Full-batch training. -> losses: (steps,) NumPy array, one per step."""
 
     @jax.jit
-    def step(params, opt_state):
+    def step(params, opt_state, x, y):
         """One full-batch step -> (params, opt_state, loss before the step)."""
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         # adamw needs params
@@ -21,9 +28,9 @@ def train(optimizer, params, x, y, steps):
     opt_state = optimizer.init(params)
     losses = []
     for _ in range(steps):
-        params, opt_state, loss = step(params, opt_state)
-        losses.append(float(loss))
-    return losses
+        params, opt_state, loss = step(params, opt_state, x, y)
+        losses.append(loss)  # stays on the device: nothing waits
+    return np.asarray(jnp.stack(losses))  # one transfer, after the loop
 
 
 key_data, key_params = jax.random.split(jax.random.key(0))
@@ -32,8 +39,9 @@ params = init_params(key_params)
 
 runs = {
     "sgd, momentum 0.9 (lr 0.05)": optax.sgd(learning_rate=0.05, momentum=0.9),
+    # decay the weight matrices only, not the biases
     "adamw (lr 0.01, wd 1e-4)": optax.adamw(
-        learning_rate=0.01, weight_decay=1e-4
+        learning_rate=0.01, weight_decay=1e-4, mask=decay_mask
     ),
 }
 curves = {}

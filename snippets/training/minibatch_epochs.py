@@ -5,10 +5,15 @@ from functools import partial
 import jax
 import optax
 
-from snippets.training._model import init_params, loss_fn, make_data
+from snippets.training._model import (
+    decay_mask,
+    init_params,
+    loss_fn,
+    make_data,
+)
 
 BATCH, EPOCHS = 32, 20
-tx = optax.adamw(learning_rate=0.01, weight_decay=1e-4)
+tx = optax.adamw(learning_rate=0.01, weight_decay=1e-4, mask=decay_mask)
 
 
 def batches(order, x, y):
