@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -10,6 +11,11 @@ from jaxbook import ROOT, runtime
 # One JAX compilation cache for every test, worker and practice run (never the build: see runtime).
 runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
 sys.path.insert(0, str(ROOT))
+
+# Tests read what Sphinx and the tools print as plain text, also where the caller's environment asks
+# for colours (a CI service setting FORCE_COLOR): every process a test starts inherits this.
+os.environ.pop("FORCE_COLOR", None)
+os.environ["NO_COLOR"] = "1"
 
 
 def pytest_addoption(parser):
