@@ -429,7 +429,33 @@ def on_builder_inited(app) -> None:
     environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
 
 
+#: Lines other extensions print on every build that tell a contributor nothing, by logger: the
+#: whole configuration of MyST and MyST-NB, the folder of MyST-NB's execution cache (which the book
+#: does not use: outputs come from the store) and each static template Sphinx renders. ``-v``
+#: shows them again; warnings are never filtered.
+QUIET = {
+    "sphinx.myst_parser.sphinx_ext.main": ("myst v%s:",),
+    "sphinx.myst_nb.sphinx_ext": ("myst-nb v%s:", "Using jupyter-cache at:"),
+    "sphinx.sphinx.util.fileutil": ("Writing evaluated template result",),
+}
+
+
+def quiet_filter(texts: tuple[str, ...]):
+    """A logging filter that drops the INFO records whose message contains one of ``texts``."""
+    import logging as std_logging
+
+    def keep(record) -> bool:
+        return record.levelno > std_logging.INFO or not any(t in str(record.msg) for t in texts)
+
+    return keep
+
+
 def setup(app):
+    if app.verbosity == 0:
+        import logging as std_logging
+
+        for name, texts in QUIET.items():
+            std_logging.getLogger(name).addFilter(quiet_filter(texts))
     app.add_config_value("jaxbook_execution_key", runtime.execution_key(), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))

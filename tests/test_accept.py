@@ -174,6 +174,9 @@ def test_the_build_summary_names_each_problem_the_changed_helper_and_the_command
     assert "diffs and tracebacks: _build/reports/guide/alpha.txt, _build/reports/guide/beta.txt" in lines
     assert "build finished with problems, 4 warnings" in built.stdout + built.stderr
     assert "Traceback" not in built.stdout + built.stderr
+    # nothing of other extensions' configuration on the terminal (lines of 1000 characters)
+    assert "MdParserConfig(" not in built.stdout and "Using jupyter-cache" not in built.stdout
+    assert max(len(line) for line in built.stdout.splitlines()) < 400
     failed = json.loads((book / "_build/failures.json").read_text())["snippets"]
     assert failed == [f"snippets/{s}.py" for s in ("alpha/one", "alpha/three", "alpha/two", "beta/four")]
 
