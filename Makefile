@@ -28,7 +28,7 @@ page: $(VENV)
 # Write expected outputs (snippets/**/*.out) from the real results (executing what the store lacks):
 # make outputs [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [HELPER=snippets/x/_h.py] [FAILED=1] [CHECK=1]
 outputs: $(VENV)
-	$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
+	@$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
 	  $(foreach h,$(HELPER),--helper $(h)) $(if $(FAILED),--failed) $(if $(CHECK),--check)
 
 # Upgrade JAX and everything else (or pin: make upgrade JAX=0.11.2): new lock, new .venv,

@@ -109,17 +109,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     status, written, unchanged, failed = 0, [], 0, 0
     with Executor(root) as executor:
-        for page, snippets in groups.items():
+        for page, snippets in sorted(groups.items()):
+            if executor.cached(root / page) is None:  # only what takes time is announced
+                print(f"executing {page} ({len(executor.snippets(root / page))} snippets)", flush=True)
             result = executor.page(root / page)
-            how = "executed" if page in executor.executed else "from the execution store"
-            print(f"{page}: {len(snippets)} snippet(s), {how}", flush=True)
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()
                 cell = result.cell(name)
                 problem = verdict.verdict(cell, root, check_output=args.check, inputs=result.inputs)
                 if problem is not None:
                     status, failed = 1, failed + 1
-                    print(f"  {problem.summary}")
+                    print(f"{page}: {problem.summary}")
                     continue
                 if args.check:
                     unchanged += 1
@@ -137,20 +137,29 @@ def main(argv: list[str] | None = None) -> int:
                 f"all {total} snippet(s) of {len(groups)} page(s) hold their contract and match their .out files"
             )
         else:
-            print(f"{failed} of {total} snippet(s) fail; see above")
+            print(f"{failed} of {total} snippet(s) fail")
         return status
-    fresh = new_files(written, root)
-    for path in written:
-        print(f"  {'new' if path in fresh else 'changed'}: {path.relative_to(root).as_posix()}")
-    changed = [p.relative_to(root).as_posix() for p in written if p not in fresh]
-    print(f"{len(fresh)} new, {len(changed)} changed, {unchanged} unchanged expected output(s)")
-    if changed:
-        print(f"review the changes: git diff -- {' '.join(changed)}")
-    if fresh:
-        print(
-            f"read the new files, then: git add {' '.join(p.relative_to(root).as_posix() for p in sorted(fresh))}"
-        )
+    print(written_report(sorted(written), new_files(written, root), unchanged, root), end="")
     return status
+
+
+def written_report(written: list[Path], fresh: set[Path], unchanged: int, root: Path) -> str:
+    """What ``make outputs`` wrote, new files included, and the commands that review it: a new
+    file is untracked, so ``git diff`` shows it only after ``git add -N`` (intent to add)."""
+
+    def name(path: Path) -> str:
+        return path.relative_to(root).as_posix()
+
+    lines = [f"{'new' if p in fresh else 'changed'}: {name(p)}" for p in written]
+    changed = len(written) - len(fresh)
+    lines.append(f"{len(fresh)} new, {changed} changed, {unchanged} unchanged expected output(s)")
+    if written:
+        if fresh:
+            lines.append(
+                f"let git diff show the new files: git add -N {' '.join(name(p) for p in written if p in fresh)}"
+            )
+        lines.append("review: git diff -- '*.out'   (git status lists every new file, snippets included)")
+    return "".join(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":

@@ -39,16 +39,20 @@ def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) 
     return sphinx("-d", str(build / "doctrees"), *extra, str(source), str(build / "html"))
 
 
-def page_command(pages: list[str]) -> list[str]:
-    """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR): links to other pages are not
-    checked; any other warning (a failed snippet, an output that differs) fails it."""
-    out = Path(os.environ.get("JAXBOOK_PAGE_DIR", BUILD / "page"))
+def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
+    """Build only ``pages`` into _build/page (or $JAXBOOK_PAGE_DIR), with the pages the theme's
+    navigation needs (:func:`jaxbook.pages.preview`): links to other pages are not checked; any
+    other warning (a failed snippet, an output that differs) fails it."""
+    from jaxbook.pages import preview
+
+    out = Path(os.environ.get("JAXBOOK_PAGE_DIR", root / BUILD / "page"))
     partial = "myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable"
     return sphinx(
         "-d", str(out / ".doctrees"),
-        "-D", "include_patterns=" + ",".join(["index.md", "404.md", *pages]),
+        "-D", "include_patterns=" + ",".join(["404.md", *preview(root, pages)]),
         "-D", f"suppress_warnings={partial}",
-        str(ROOT), str(out),
+        "-D", "jaxbook_preview=1",
+        str(root), str(out),
     )  # fmt: skip
 
 
@@ -66,7 +70,11 @@ def main(argv: list[str]) -> int:
             execute_book(ROOT, None if jobs == "auto" else int(jobs))
         except Exception as exc:  # noqa: BLE001 - Sphinx executes what is missing, and reports
             print(f"jaxbook: executing the pages ahead of Sphinx failed ({exc}); Sphinx will retry")
-    command = page_command(argv) if argv else strict_command(ROOT, build)
+    try:
+        command = page_command(argv) if argv else strict_command(ROOT, build)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return subprocess.call(command, cwd=ROOT)
 
 

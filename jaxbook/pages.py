@@ -19,6 +19,7 @@ Nothing here imports Sphinx or runs code.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practi
 #: MyST's syntax extensions of the book (conf.py's ``myst_enable_extensions``).
 MYST_EXTENSIONS = ("colon_fence", "deflist", "dollarmath")
 CODE_CELL = "{code-cell}"
+TOCTREE = "{toctree}"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,12 @@ class Page:
     top_matter: dict = field(default_factory=dict)
     top_matter_lines: tuple[str, ...] = ()  # the top matter's text, from its second line
     cells: tuple[Cell, ...] = ()
+    toctree: tuple[str, ...] = ()  # the entries of its ``{toctree}`` blocks, relative to the page
+
+    def children(self) -> list[Path]:
+        """The page sources its toctrees list, in order (entries that name no file are left out)."""
+        found = [(self.path.parent / f"{entry}.md").resolve() for entry in self.toctree]
+        return [path for path in dict.fromkeys(found) if path.is_file()]
 
     @property
     def is_notebook(self) -> bool:
@@ -84,12 +92,12 @@ def _parser():
 
 
 @functools.cache
-def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...]]:
+def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[str, ...]]:
     from myst_parser.parsers.directives import parse_directive_text
 
     tokens = _parser().parse(text + "\n")
     lines = text.split("\n")
-    top_matter, top_lines, cells = {}, (), []
+    top_matter, top_lines, cells, toctree = {}, (), [], []
     if tokens and tokens[0].type == "front_matter":
         top_lines = tuple(tokens[0].content.split("\n"))
         try:
@@ -99,6 +107,8 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...]]:
         if not isinstance(top_matter, dict):
             top_matter = {}
     for token in tokens:
+        if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
+            toctree += [_toctree_entry(line) for line in token.content.split("\n") if _toctree_entry(line)]
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
             continue
         start = token.map[0] + 1
@@ -121,7 +131,18 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...]]:
                 problem=problem,
             )
         )
-    return top_matter, top_lines, tuple(cells)
+    return top_matter, top_lines, tuple(cells), tuple(toctree)
+
+
+def _toctree_entry(line: str) -> str:
+    """The document a toctree line names (``name`` or ``Title <name>``); "" for an option or a
+    blank line."""
+    line = line.strip()
+    if not line or line.startswith(":"):
+        return ""
+    if line.endswith(">") and "<" in line:
+        line = line[line.rindex("<") + 1 : -1]
+    return line.removesuffix(".md")
 
 
 def _option_line(lines: list[str], start: int, end: int, key: str) -> int:
@@ -182,6 +203,41 @@ def page_of(snippet: Path, root: Path) -> Path:
     return found[0]
 
 
+def preview(root: Path, names: list[str]) -> list[str]:
+    """What ``make page`` builds for the pages ``names`` (paths under ``root``): the pages, every
+    page on the toctree path from ``index.md`` down to each (the theme's navigation is made from
+    them), and the pages without code cells that each lists (so that every toctree shows at least
+    one entry, and the sidebar can be drawn). Raises ValueError for a name that is no page."""
+    root = root.resolve()
+    found = set(book_pages(root))
+    wanted: list[Path] = []
+    for name in names:
+        page = (root / name).resolve()
+        if page not in found:
+            raise ValueError(f"{name}: not a page of the book (its pages: {', '.join(PAGE_PATTERNS)})")
+        wanted += [*_path_from_index(page, root), page]
+        wanted += [child for child in read(page).children() if not read(child).cells]
+    return [p.relative_to(root).as_posix() for p in dict.fromkeys(wanted)]
+
+
+def _path_from_index(page: Path, root: Path) -> list[Path]:
+    """The pages whose toctrees lead from ``index.md`` to ``page`` (not ``page`` itself)."""
+    start = (root / "index.md").resolve()
+    parents: dict[Path, Path | None] = {start: None}
+    queue = [start]
+    while queue and page not in parents:
+        current = queue.pop(0)
+        for child in read(current).children():
+            if child not in parents:
+                parents[child] = current
+                queue.append(child)
+    chain, current = [], parents.get(page)
+    while current is not None:
+        chain.insert(0, current)
+        current = parents[current]
+    return chain
+
+
 def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, list[Path]]:
     """``{page: [snippets]}`` to run: the named pages' snippets and the named snippets (each
     under its page), or every page's snippets when nothing is named."""
@@ -200,9 +256,19 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
         add(page, [p for p in loaded_snippets(page) if p.is_file()])
     for name in snippets:
         path = (root / name).resolve()
-        if not path.is_file() or path.suffix != ".py" or path.name.startswith("_"):
-            raise ValueError(f"{name}: not a snippet file (helpers _*.py have no output)")
-        add(page_of(path, root), [path])
+        if not path.is_file() or path.suffix != ".py":
+            raise ValueError(f"{name}: no such snippet file")
+        if path.name.startswith("_"):
+            raise ValueError(f"{name}: a helper has no output of its own; use HELPER={name}")
+        page = page_of(path, root)
+        if path not in loaded_snippets(page):
+            where = page.relative_to(root).as_posix()
+            load = Path(os.path.relpath(path, page.parent)).as_posix()
+            raise ValueError(
+                f"{name}: {where} does not load it, so it has no output yet; add a cell to "
+                f"{where}:\n```{{code-cell}} ipython3\n:load: {load}\n```"
+            )
+        add(page, [path])
     if not pages and not snippets:
         for page in book_pages(root):
             paths = [p for p in loaded_snippets(page) if p.is_file()]

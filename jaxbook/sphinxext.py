@@ -217,7 +217,7 @@ def fill_outputs(client) -> None:
         result = executor().page(page)
     except Exception as exc:  # noqa: BLE001 - the kernel died or could not start: report it here
         logger.warning(f"the page could not be executed: {exc}", location=(docname, 1), type="jaxbook")
-        env.jaxbook_problems[docname] = [(1, f"the page could not be executed: {exc}", None, "execution")]
+        env.jaxbook_problems[docname] = [(1, f"the page could not be executed: {exc}", None, "execution", ())]
         return
     # What a kernel's reply would have told MyST-NB: the cells' language, for their lexer.
     client.notebook.metadata["language_info"] = LANGUAGE_INFO | {"version": platform.python_version()}
@@ -255,7 +255,7 @@ def report(docname: str, found: list) -> None:
     """One warning per problem at its cell's line; the details in the page's report file."""
     env = _app.env
     path = Path(_app.outdir).parent / "reports" / f"{docname}.txt"
-    env.jaxbook_problems[docname] = [(line, p.summary, p.snippet, p.kind) for line, p in found]
+    env.jaxbook_problems[docname] = [(line, p.summary, p.snippet, p.kind, p.changed) for line, p in found]
     if not found:
         path.unlink(missing_ok=True)
         return
@@ -275,6 +275,16 @@ def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
     ]
 
 
+def on_env_updated(app, env) -> list[str]:
+    """In a preview (``make page``), read a page again only when it changed: Sphinx marks a page
+    whose toctree names a page left out of the preview to be read on every build, in case that
+    page appears; a preview of other pages changes ``include_patterns``, which reads every page
+    anyway."""
+    if app.config.jaxbook_preview:
+        env.reread_always.clear()
+    return []
+
+
 def on_env_merge_info(app, env, docnames, other) -> None:
     """Parallel read: bring the workers' verdicts into the main environment."""
     found = getattr(other, "jaxbook_problems", {})
@@ -287,15 +297,18 @@ def on_env_purge_doc(app, env, docname) -> None:
 
 
 def on_build_finished(app, exception) -> None:
-    """List every problem of the build, one line each, and keep the failing snippets for
-    ``make outputs FAILED=1``."""
+    """List every problem of the build, one line each, with the command that fixes or accepts it
+    (and one per changed helper), and keep the failing snippets for ``make outputs FAILED=1``."""
+    from jaxbook.verdict import Problem, helper_commands
+
     problems = [
-        (docname, line, summary, snippet, kind)
+        (docname, line, Problem(snippet, kind, summary, "", tuple(changed)))
         for docname, found in sorted(getattr(app.env, "jaxbook_problems", {}).items())
-        for line, summary, snippet, kind in found
+        for line, summary, snippet, kind, changed in found
     ]
-    failures = Path(app.outdir).parent / FAILURES.name
-    outputs_to_accept = sorted({snippet for *_, snippet, kind in problems if kind in ("differs", "missing")})
+    build = Path(app.outdir).parent
+    failures = build / FAILURES.name
+    outputs_to_accept = sorted({p.snippet for *_, p in problems if p.kind in ("differs", "missing")})
     failures.parent.mkdir(parents=True, exist_ok=True)
     failures.write_text(json.dumps({"snippets": outputs_to_accept}, indent=1), encoding="utf-8")
     if not problems:
@@ -308,11 +321,17 @@ def on_build_finished(app, exception) -> None:
         + ":",
         color="red",
     )
-    for docname, line, summary, *_ in problems:
-        logger.info(f"  {app.env.doc2path(docname, False)}:{line}: {summary}")
+    for docname, line, problem in problems:
+        logger.info(f"  {app.env.doc2path(docname, False)}:{line}: {problem.summary}")
+    for command in helper_commands([p for *_, p in problems], book_root()):
+        logger.info(f"  {command}")
+    if len(outputs_to_accept) > 1:
+        logger.info(f"  to accept all {len(outputs_to_accept)} outputs listed above: `make outputs FAILED=1`")
     if outputs_to_accept:
-        logger.info("  to accept every output listed above: make outputs FAILED=1 (then review git diff)")
-    logger.info(f"  details: {Path(app.outdir).parent / 'reports'}/<page>.txt")
+        logger.info("  then review: git status, git diff (make outputs prints what it wrote)")
+    reports = sorted({docname for docname, *_ in problems})
+    where = ", ".join(display_path(build / "reports" / f"{d}.txt") for d in reports)
+    logger.info(f"  diffs and tracebacks: {where}")
 
 
 def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
@@ -410,9 +429,36 @@ def on_builder_inited(app) -> None:
     environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
 
 
+#: Lines other extensions print on every build that tell a contributor nothing, by logger: the
+#: whole configuration of MyST and MyST-NB, the folder of MyST-NB's execution cache (which the book
+#: does not use: outputs come from the store) and each static template Sphinx renders. ``-v``
+#: shows them again; warnings are never filtered.
+QUIET = {
+    "sphinx.myst_parser.sphinx_ext.main": ("myst v%s:",),
+    "sphinx.myst_nb.sphinx_ext": ("myst-nb v%s:", "Using jupyter-cache at:"),
+    "sphinx.sphinx.util.fileutil": ("Writing evaluated template result",),
+}
+
+
+def quiet_filter(texts: tuple[str, ...]):
+    """A logging filter that drops the INFO records whose message contains one of ``texts``."""
+    import logging as std_logging
+
+    def keep(record) -> bool:
+        return record.levelno > std_logging.INFO or not any(t in str(record.msg) for t in texts)
+
+    return keep
+
+
 def setup(app):
+    if app.verbosity == 0:
+        import logging as std_logging
+
+        for name, texts in QUIET.items():
+            std_logging.getLogger(name).addFilter(quiet_filter(texts))
     app.add_config_value("jaxbook_execution_key", runtime.execution_key(), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
+    app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited)
     app.connect("builder-inited", on_builder_inited)
     app.connect("source-read", on_source_read)
@@ -420,6 +466,7 @@ def setup(app):
     app.connect("env-before-read-docs", on_env_before_read_docs)
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-merge-info", on_env_merge_info)
+    app.connect("env-updated", on_env_updated)
     app.connect("env-purge-doc", on_env_purge_doc)
     app.connect("html-page-context", on_html_page_context)
     app.connect("build-finished", on_build_finished)

@@ -31,6 +31,7 @@ class Problem:
     kind: str
     summary: str  # one line: what is wrong, and the command that fixes or accepts it
     details: str  # everything else, for the report file
+    changed: tuple[str, ...] = ()  # files of the snippet changed since its output last matched
 
 
 def accept_command(name: str) -> str:
@@ -145,4 +146,20 @@ def verdict(
         "differs",
         f"{name}: output differs from its .out ({reasons[0]}{since}); if it is right: `{command}`",
         message,
+        tuple(changed),
     )
+
+
+def helper_commands(problems: list[Problem], root: Path) -> list[str]:
+    """One line per helper module that changed since the outputs of ``problems`` last matched:
+    the helper, how many of the outputs it may explain, and the command that accepts them all."""
+    counts: dict[str, int] = {}
+    for problem in problems:
+        for path in problem.changed:
+            if Path(path).name.startswith("_"):
+                counts[path] = counts.get(path, 0) + 1
+    return [
+        f"{path} changed since {count} of these outputs last matched; if they are right: "
+        f"`make outputs HELPER={path}`"
+        for path, count in sorted(counts.items())
+    ]

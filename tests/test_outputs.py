@@ -189,8 +189,23 @@ def test_selection_orders_a_pages_snippets_as_its_cells():
     assert selected["guide/jit.md"] == pages.loaded_snippets(ROOT / "guide" / "jit.md")
     one = pages.selection(ROOT, [], ["snippets/jit/jit_basic.py"])
     assert one == {"guide/jit.md": [ROOT / "snippets" / "jit" / "jit_basic.py"]}
-    with pytest.raises(ValueError, match="helpers"):
+    with pytest.raises(ValueError, match="a helper has no output of its own; use HELPER="):
         pages.selection(ROOT, [], ["snippets/training/_model.py"])
+
+
+def test_selection_refuses_a_snippet_its_page_does_not_load(tmp_path):
+    """The page rule says where a snippet is shown; until that page loads it there is no output
+    to accept, and the message gives the cell to add."""
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "jit.md").write_text("# Jit\n")
+    (tmp_path / "snippets" / "jit").mkdir(parents=True)
+    (tmp_path / "snippets" / "jit" / "new.py").write_text("print(1)\n")
+    with pytest.raises(ValueError) as caught:
+        pages.selection(tmp_path, [], ["snippets/jit/new.py"])
+    assert str(caught.value) == (
+        "snippets/jit/new.py: guide/jit.md does not load it, so it has no output yet; add a cell to "
+        "guide/jit.md:\n```{code-cell} ipython3\n:load: ../snippets/jit/new.py\n```"
+    )
 
 
 # --- deprecations break the contract unless declared --------------------------------------------
