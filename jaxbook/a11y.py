@@ -7,7 +7,9 @@
   drawn by rich as text) becomes an image for assistive technology, named by the alt text the page
   gives the cell (``:mystnb: {image: {alt: "..."}}``, the option MyST-NB uses for image outputs):
   one mechanism for every picture a cell draws.
-- MyST-NB's "Show code cell outputs" toggles are named by their visible text.
+- MyST-NB's "Show code cell outputs" toggles are named by their visible text, and hold no
+  paragraphs (invalid in a ``<summary>``).
+- A cell's image (a matplotlib figure) carries its size and loads lazily.
 - The theme's icons are drawn by its Font Awesome icon font (``_templates/layout.html`` drops the
   1.5 MB Font Awesome JavaScript bundle). At the end of the build the fonts are subset to the
   glyphs the site uses: those named by an ``fa-*`` class in a page and those that the stylesheets
@@ -93,6 +95,26 @@ def picture_alt(cell) -> str | None:
     return " ".join(str(alt).split()) if alt else None
 
 
+def size_image(image: nodes.image, srcdir: Path) -> None:
+    """Give a cell's image its size in pixels (the browser keeps its place before it arrives: no
+    layout shift, Lighthouse's "unsized-images") and let the browser load it when it nears the
+    screen (``loading="lazy"``)."""
+    from sphinx.util.images import get_image_size
+
+    if "width" not in image and "height" not in image:
+        size = get_image_size(srcdir / image["uri"])
+        if size is None:
+            logger.warning(
+                f"the size of the cell's image {image['uri']} cannot be read",
+                location=image,
+                type="jaxbook",
+                subtype="image",
+            )
+        else:
+            image["width"], image["height"] = (str(n) for n in size)
+    image["loading"] = "lazy"
+
+
 def on_doctree_read(app, doctree) -> None:
     """Name each cell's HTML picture with the cell's alt text (role="img"); a picture or an image
     without alt text is a build warning (an error in the strict build)."""
@@ -101,6 +123,7 @@ def on_doctree_read(app, doctree) -> None:
             continue
         alt = picture_alt(cell)
         for image in cell.findall(nodes.image):
+            size_image(image, Path(app.srcdir))
             if not image.get("alt", "").strip():
                 logger.warning(
                     "a cell draws an image but has no alt text: add "
@@ -131,15 +154,43 @@ def on_doctree_read(app, doctree) -> None:
             )
 
 
-# MyST-NB's toggle of a hidden cell output is labelled "Toggle hidden content", which does not
-# contain its visible text ("Show code cell outputs"; axe rule label-content-name-mismatch).
-# Without the label its name is its visible text. Upstream: MyST-NB's hide-output template.
-HIDDEN_CONTENT_TOGGLE = '<summary aria-label="Toggle hidden content">'
+# MyST-NB's toggle of a hidden cell (myst_nb.sphinx_.visit_HideCellInput) is labelled "Toggle
+# hidden content", which does not contain its visible text ("Show code cell outputs"; axe rule
+# label-content-name-mismatch): without the label its name is its visible text. Its two titles are
+# paragraphs, which a <summary> cannot hold (HTML: phrasing content only; the Nu HTML Checker's
+# "Element p not allowed as child of element summary"): they become spans, styled as MyST-NB
+# styles the paragraphs (_static/jaxbook.css). Upstream: MyST-NB's HideCodeCellNode visitor.
+HIDDEN_CELL = '<details class="admonition hide'
+HIDDEN_CONTENT_TOGGLE = re.compile(
+    r'<summary aria-label="Toggle hidden content">\s*'
+    r'<p class="collapsed admonition-title">(?P<show>[^<]*)</p>\s*'
+    r'<p class="expanded admonition-title">(?P<hide>[^<]*)</p>\s*</summary>'
+)
+
+
+class MarkupChanged(Exception):
+    """The theme's or MyST-NB's markup is not what this module rewrites (after an upgrade)."""
+
+
+def fix_hidden_cell_toggles(html: str) -> str:
+    """MyST-NB's hidden-cell toggles named by their text, with their titles as spans; raises
+    :class:`MarkupChanged` when a hidden cell's toggle is not MyST-NB's known markup."""
+    fixed, count = HIDDEN_CONTENT_TOGGLE.subn(
+        r'<summary><span class="collapsed admonition-title">\g<show></span>'
+        r'<span class="expanded admonition-title">\g<hide></span></summary>',
+        html,
+    )
+    if count != html.count(HIDDEN_CELL):
+        raise MarkupChanged(
+            f"{html.count(HIDDEN_CELL)} hidden cells but {count} toggles in MyST-NB's known markup: "
+            "MyST-NB changed its hide-cell toggle; update jaxbook/a11y.py HIDDEN_CONTENT_TOGGLE"
+        )
+    return fixed
 
 
 def fix_html(html: str) -> str:
     """The theme's and MyST-NB's markup with named toggles."""
-    return name_toggles(html).replace(HIDDEN_CONTENT_TOGGLE, "<summary>")
+    return fix_hidden_cell_toggles(name_toggles(html))
 
 
 def on_builder_inited(app) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from jaxbook import a11y
 from jaxbook.mathml import to_mathml
@@ -76,14 +79,35 @@ def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
     assert a11y.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
 
 
-def test_hidden_output_toggles_are_named_by_their_visible_text():
-    html = (
-        '<summary aria-label="Toggle hidden content">\n<p class="collapsed admonition-title">'
-        "Show code cell outputs</p>"
-    )
-    assert (
-        a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
-    )
+def myst_nb_hidden_cell(show: str = "Show code cell outputs", hide: str = "Hide code cell outputs") -> str:
+    """The markup of a hidden cell output, written by the installed MyST-NB's own HTML visitor."""
+    from types import SimpleNamespace
+
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
+
+    node = HideCodeCellNode(prompt_show=show, prompt_hide=hide, classes=["above-output"])
+    translator = SimpleNamespace(body=[])
+    visit_HideCellInput(translator, node)
+    translator.body.append("<div>4.0</div>\n")
+    depart_HideCellInput(translator, node)
+    return "".join(translator.body)
+
+
+def test_hidden_output_toggles_are_named_by_their_visible_text_and_hold_phrasing_content_only():
+    html = a11y.fix_html(myst_nb_hidden_cell(hide="Hide <outputs> & more"))
+    summary = re.search(r"<summary>(.*?)</summary>", html, re.S)
+    assert summary, html
+    assert "aria-label" not in html
+    assert "<p" not in summary[1] and "<div" not in summary[1]  # HTML: a summary holds phrasing content
+    assert '<span class="collapsed admonition-title">Show code cell outputs</span>' in summary[1]
+    assert '<span class="expanded admonition-title">Hide &lt;outputs&gt; &amp; more</span>' in summary[1]
+    assert html.endswith("<div>4.0</div>\n</details>\n")
+
+
+def test_a_hidden_cell_toggle_in_unknown_markup_fails_the_build():
+    changed = myst_nb_hidden_cell().replace("<p class", "<div class").replace("</p>", "</div>")
+    with pytest.raises(a11y.MarkupChanged, match="MyST-NB changed its hide-cell toggle"):
+        a11y.fix_html(changed)
 
 
 def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):

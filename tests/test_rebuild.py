@@ -151,7 +151,9 @@ def test_other_machinery_code_reads_every_page_again_but_executes_none(book):
 
 def published_files(html: Path, needle: str) -> list[str]:
     """The files under ``html`` whose bytes contain ``needle``."""
-    return [str(p.relative_to(html)) for p in html.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+    return [
+        str(p.relative_to(html)) for p in html.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()
+    ]
 
 
 def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -155,3 +158,38 @@ def test_declared_error_shows_its_trimmed_traceback(built_site):
     text = re.sub(r"<[^>]+>", "", block.group(0))
     assert "snippets/arrays/inplace_error.py" in text and "TypeError" in text
     assert "jax/_src" not in text
+
+
+#: The Nu HTML Checker (W3C's vnu), pinned in package-lock.json (`npm ci --ignore-scripts`).
+VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+
+
+def vnu_errors(files: list[Path]) -> list[str]:
+    """The Nu HTML Checker's errors about ``files``, one line each: file, line and message
+    (one Java process for every file)."""
+    java = shutil.which("java")
+    assert java, "the HTML check needs Java 11 or newer (Debian: apt-get install default-jre-headless)"
+    assert VNU.is_file(), (
+        f"{VNU.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` (make test does)"
+    )
+    result = subprocess.run(
+        [java, "-jar", str(VNU), "--format", "json", "--errors-only", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    messages = json.loads(result.stderr or result.stdout)["messages"]
+    return [
+        f"{Path(m.get('url', '?').removeprefix('file:')).relative_to(HTML.resolve())}:{m.get('lastLine', '?')}: "
+        f"{m['message']}"
+        for m in messages
+        if m["type"] in ("error", "non-document-error")
+    ]
+
+
+def test_every_page_is_valid_html(built_site):
+    """Every page the site publishes (the book's pages, search and 404) passes the Nu HTML Checker."""
+    files = sorted(p for p in HTML.rglob("*.html") if p.relative_to(HTML).parts[0] != "_static")
+    assert len(files) >= 20
+    errors = vnu_errors(files)
+    assert not errors, f"{len(errors)} HTML errors:\n" + "\n".join(errors[:50])
