@@ -23,6 +23,7 @@ extensions = [
     "jaxbook.a11y",
     "jaxbook.downloads",
     "jaxbook.seo",
+    "jaxbook.speed",
 ]
 include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = ["_build", ".venv", "**/README.md"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import a11y
+from jaxbook import a11y, speed
 from jaxbook.mathml import to_mathml
 
 
@@ -175,3 +175,50 @@ def test_a_stylesheet_is_purged_again_only_when_a_class_it_names_comes_or_goes(t
     assert run(first, words) == (first, made)  # the purged file, found in place by the next build
     assert run(CSS, words | {"unused"})[0] == with_unused  # a page now uses .unused: purged again
     assert len(calls) > made
+
+
+def test_every_script_of_the_head_is_deferred_but_the_one_inline_scripts_use():
+    page = (
+        '<html><head><script src="_static/documentation_options.js?v=1"></script>'
+        '<script src="_static/doctools.js?v=2"></script><script defer src="a.js"></script>'
+        '<script async src="b.js"></script><script type="module" src="c.js"></script>'
+        "<script>DOCUMENTATION_OPTIONS.pagename = 'x';</script></head>"
+        '<body><script src="late.js"></script></body></html>'
+    )
+    assert speed.deferred_scripts(page) == page.replace(
+        '<script src="_static/doctools.js', '<script defer src="_static/doctools.js'
+    )
+    with pytest.raises(speed.HeadNotFound):
+        speed.deferred_scripts("<body></body>")
+
+
+THEME_CSS = """\
+html[data-theme="light"] .highlight pre { line-height: 125%; }
+html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
+html[data-theme="light"] .highlight .n { color: #080808 } /* Name */
+html[data-theme="light"] .highlight .p { color: #080808 } /* Punctuation */
+html[data-theme="light"] .highlight .k { color: #6730c5 } /* Keyword */
+html[data-theme="light"] .highlight .go { color: #080808 } /* Generic.Output */
+html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }
+html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */
+html[data-theme="dark"] .highlight .p { color: #ff0000 } /* Punctuation: coloured in dark mode */
+"""
+
+
+def test_only_spans_drawn_as_the_code_itself_in_both_modes_are_removed():
+    plain = speed.plain_token_classes(THEME_CSS)
+    # .p is red in dark mode, .k coloured, .go kept for the copy button; .w, .nn have no rule
+    assert {"n", "w", "nn"} <= plain and not {"p", "k", "go", "gp", ""} & plain
+    code = '<div class="highlight"><pre><span class="n">x</span><span class="w"> </span><span class="k">in</span><span class="p">(</span></pre></div>'
+    assert speed.lighter_code(code + '<p><span class="n">kept</span></p>', plain) == (
+        '<div class="highlight"><pre>x <span class="k">in</span><span class="p">(</span></pre></div>'
+        '<p><span class="n">kept</span></p>'
+    )
+
+
+def test_the_themes_highlighting_styles_are_read_from_its_own_stylesheet():
+    from pydata_sphinx_theme.pygments import get_pygments_stylesheet
+
+    assert speed.plain_token_classes(get_pygments_stylesheet("tango", "monokai")) == frozenset()
+    with pytest.raises(ValueError, match="pygments.css"):
+        speed.plain_token_classes(".highlight .n { color: #000 }")

@@ -193,3 +193,15 @@ def test_every_page_is_valid_html(built_site):
     assert len(files) >= 20
     errors = vnu_errors(files)
     assert not errors, f"{len(errors)} HTML errors:\n" + "\n".join(errors[:50])
+
+
+def test_no_script_blocks_the_first_paint(built_site):
+    """Every script of a page's <head> is loaded with defer (or async), except
+    documentation_options.js, which the theme's inline scripts use at once (jaxbook/speed.py)."""
+    blocking = []
+    for page in [*pages(), HTML / "search.html", HTML / "404.html"]:
+        head = page.read_text(encoding="utf-8").split("</head>", 1)[0]
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head):
+            if not re.search(r"\b(defer|async)\b", tag) and "documentation_options.js" not in tag:
+                blocking.append(f"{page.relative_to(HTML)}: {tag}")
+    assert not blocking, "\n".join(blocking[:30])
