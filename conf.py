@@ -21,6 +21,7 @@ extensions = [
     "jaxbook.sphinxext",
     "jaxbook.mathml",
     "jaxbook.a11y",
+    "jaxbook.weight",
     "jaxbook.downloads",
     "jaxbook.seo",
     "jaxbook.speed",
