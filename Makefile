@@ -2,10 +2,11 @@
 # Both create .venv from requirements.lock first (Python >= 3.12 required).
 PY := .venv/bin/python
 VENV := .venv/.installed
-# axe-core for the accessibility tests, pinned with its integrity hash in package-lock.json
+# axe-core for the accessibility tests and vnu-jar (the Nu HTML Checker, run with Java) for the HTML
+# test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check bench lock outputs upgrade
+.PHONY: html test serve clean page check bench audit lock outputs upgrade
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -45,6 +46,11 @@ check: $(VENV)
 
 bench: $(VENV) $(AXE)
 	$(PY) tools/bench.py $(BENCH)
+
+# Lighthouse scores (mobile, best of 3) and DOM sizes of some pages of _build/html, served with gzip:
+# needs Lighthouse (LIGHTHOUSE=/path/to/lighthouse; see tools/site_audit.py) and Chromium.
+audit: $(VENV)
+	$(PY) tools/site_audit.py $(AUDIT)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).
 # uv reads the hashes from the index (pip-tools downloads every wheel to hash it); pins already in

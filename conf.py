@@ -21,8 +21,10 @@ extensions = [
     "jaxbook.sphinxext",
     "jaxbook.mathml",
     "jaxbook.a11y",
+    "jaxbook.weight",
     "jaxbook.downloads",
     "jaxbook.seo",
+    "jaxbook.speed",
 ]
 include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = ["_build", ".venv", "**/README.md"]

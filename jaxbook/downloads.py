@@ -13,7 +13,9 @@ the site's, code cells and outputs unchanged, plus what the build's kernel provi
   and can edit, the helper's code. (Inlining them would change the site's cells; registering
   modules in ``sys.modules`` would hide their source from tracebacks and ``inspect``.)
 - **Declared errors**: cells whose snippet declares ``# raises:`` get the ``raises-exception``
-  tag, so Run All continues past them. Nothing else raises.
+  tag, so Run All continues past them. Nothing else raises. Code cells are numbered as a run from
+  the top numbers them, and an output that names the cell's snippet file (a traceback, a
+  warning's location) names the cell instead, as IPython does (``Cell In[12]``).
 - **Practice pages** become self-checking: the starter is the code cell under "What to
   implement" (``%%writefile <problem>.py``), and the last cells write the problem's real tests,
   the helpers they import and ``practice/_check.py`` (the report ``make check`` prints), then run
@@ -123,6 +125,7 @@ def reader_notebook(
         cells[0:1] = [markdown(heading)] + ([markdown(rest)] if rest.strip() else [])
         title = 1
     cells[title:title] = setup_cells(cells)
+    number_cells(cells, page, root)
     notebook = dict(notebook, cells=cells)
     metadata = {k: v for k, v in notebook["metadata"].items() if k not in ("source_map", "file_format")}
     metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -132,6 +135,30 @@ def reader_notebook(
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"
     return notebook
+
+
+def number_cells(cells: list[dict], page: Path, root: Path) -> None:
+    """Number the code cells as a run from the top numbers them (``In [1]`` is the set-up), and
+    make each snippet cell's outputs name the cell, as IPython names it (``Cell In[12]``), where
+    the build's name the snippet file (``snippets/jit/if_error.py``), which the reader does not
+    have. Helper modules keep their names: the notebook writes them into the reader's folder."""
+    code_cells = [cell for cell in cells if cell["cell_type"] == "code"]
+    for count, cell in enumerate(code_cells, 1):
+        cell["execution_count"] = count
+        load = cell.get("metadata", {}).get("load")
+        if not load:
+            continue
+        name = (page.parent / load).resolve().relative_to(root).as_posix()
+        for output in cell.get("outputs", []):
+            if "execution_count" in output:
+                output["execution_count"] = count
+            output.update(
+                {
+                    key: json.loads(json.dumps(output[key]).replace(name, f"Cell In[{count}]"))
+                    for key in ("text", "traceback", "evalue")
+                    if key in output
+                }
+            )
 
 
 def page_links(text: str, docname: str, site: str) -> str:

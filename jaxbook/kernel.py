@@ -188,8 +188,8 @@ def _shown(output: dict) -> str:
 
 def install(shell) -> None:
     """Give ``shell`` (an IPython InteractiveShell) the two functions of the module docstring."""
-    # Import JAX now, before IPython replaces sys.stdout: JAX decides at import whether to colour
-    # printed jaxprs, and published outputs must be plain text (no ANSI colours).
+    # Import JAX now, before IPython replaces sys.stdout. Printed jaxprs are plain text because of
+    # JAX_PPRINT_USE_COLOR in runtime.JAX_ENV, which the reader's notebook sets too.
     import jax  # noqa: F401
 
     def run_snippet(path: str) -> None:

@@ -18,11 +18,14 @@ DEVICE_COUNT = 8
 #: Environment variables that fix JAX's platform and device count, and turn on JAX's key-reuse
 #: checker: a snippet or test that uses a typed PRNG key twice raises ``KeyReuseError``. A snippet
 #: that shows reuse on purpose says so in its code, ``jax.config.update("jax_debug_key_reuse",
-#: False)``; the build restores the configuration after each snippet.
+#: False)``; the build restores the configuration after each snippet. Printed jaxprs are plain text
+#: everywhere: JAX colours them in Jupyter (and in a terminal) unless told not to, and the
+#: reader's notebook sets these variables too (:mod:`jaxbook.downloads`).
 JAX_ENV = {
     "JAX_PLATFORMS": "cpu",
     "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
     "JAX_DEBUG_KEY_REUSE": "true",
+    "JAX_PPRINT_USE_COLOR": "false",
 }
 
 #: XLA flags that make this machine compile as another CPU does: an older instruction set than its

@@ -1,19 +1,26 @@
-"""Page metadata for search engines and link previews, and a sitemap when the base URL is known.
+"""Page metadata for search engines and link previews, a sitemap when the base URL is known, and
+a 404 page that works at any address.
 
 - every page gets ``<meta name="description">`` (its first paragraph) and Open Graph tags;
 - with ``html_baseurl`` set (conf.py takes it from the hosting service), Sphinx adds canonical
-  links and this writes ``sitemap.xml`` listing every page.
+  links and this writes ``sitemap.xml`` listing every page;
+- the host serves ``404.html`` for any missing address, at any depth (``/guide/zz.html``):
+  sphinx-notfound-page makes the theme's links and assets absolute from the site's root
+  (``notfound_urls_prefix``, which conf.py derives from ``html_baseurl``), and
+  :func:`absolute_links` does the same for the links written in ``404.md``.
 """
 
 from __future__ import annotations
 
-from html import escape
+import re
+from html import escape, unescape
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 from docutils import nodes
 
 DESCRIPTION_LENGTH = 200
+TAGS = re.compile(r"<[^>]+>")
 
 
 def description(doctree) -> str:
@@ -29,15 +36,25 @@ def description(doctree) -> str:
     return ""
 
 
+def generated_description(pagename: str, project: str) -> str:
+    """The description of a page Sphinx makes without a source (search)."""
+    if pagename == "search":
+        return f"Search every page of {project}: the guide, the practice problems and their outputs."
+    return ""
+
+
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
-    if doctree is None:
+    project = app.config.project
+    if doctree is None and not generated_description(pagename, project):
         return
     tags = []
-    summary = description(doctree)
-    if summary:
-        tags.append(f'<meta name="description" content="{escape(summary)}" />')
-        tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
     title = context.get("title", "")
+    summary = (
+        (description(doctree) if doctree is not None else generated_description(pagename, project))
+        or f"{unescape(TAGS.sub('', title))}: a page of {project}."  # a page with no prose
+    )
+    tags.append(f'<meta name="description" content="{escape(summary)}" />')
+    tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
     tags.append(f'<meta property="og:title" content="{escape(nodes.Text(title).astext())}" />')
     tags.append(f'<meta property="og:site_name" content="{escape(app.config.project)}" />')
     tags.append('<meta property="og:type" content="article" />')
@@ -45,6 +62,21 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         url = app.config.html_baseurl.rstrip("/") + "/" + app.builder.get_target_uri(pagename)
         tags.append(f'<meta property="og:url" content="{escape(url)}" />')
     context["metatags"] = context.get("metatags", "") + "\n".join(tags) + "\n"
+
+
+def absolute_links(doctree, prefix: str) -> None:
+    """Make the page's links to other pages of the site absolute: ``guide/grad.html`` becomes
+    ``<prefix>guide/grad.html`` (``prefix`` starts and ends with "/"). External links and links
+    within the page (``#anchor``) are kept."""
+    for reference in doctree.findall(nodes.reference):
+        uri = reference.get("refuri", "")
+        if reference.get("internal") and uri and not uri.startswith(("#", "/")):
+            reference["refuri"] = prefix + uri
+
+
+def on_doctree_resolved(app, doctree, docname) -> None:
+    if docname == app.config.notfound_pagename:
+        absolute_links(doctree, app.config.notfound_urls_prefix or "/")
 
 
 def on_build_finished(app, exception) -> None:
@@ -62,5 +94,6 @@ def on_build_finished(app, exception) -> None:
 
 def setup(app):
     app.connect("html-page-context", on_html_page_context)
+    app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -119,30 +119,39 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
     page = pages.parse(source[0], path)
     if not page.cells:
         return
+    env = app.env
+    found = env.jaxbook_problems.setdefault(docname, [])
+
+    def error(message: str, line: int) -> None:
+        """Report a problem of the page's source; it also makes the next build read the page
+        again (the fix may be in a snippet the page could not depend on: missing, unreadable)."""
+        logger.error(message, location=(docname, line))
+        found.append((line, message, None, "source", ()))
+
     if not page.is_notebook:
-        logger.error(
+        error(
             "a page with code cells must start with the top matter "
             "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
-            location=(docname, 1),
+            1,
         )
     for problem, line in page_execution_settings(page):
-        logger.error(problem, location=(docname, line))
+        error(problem, line)
     lines = source[0].split("\n")
     changed = False
     for cell in page.cells:
         tag = unchecked_tag(cell)
         if tag:  # reported instead of anything else about the cell, which is not run
             files, location = [], cell.tags_line
-            error = (
+            problem = (
                 f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
                 "exception through, or skips the run): declare an expected error in the snippet "
                 "('# raises: ValueError', see docs/contributing.md)"
             )
         else:
-            files, error = check_cell(path, cell)
+            files, problem = check_cell(path, cell)
             location = cell.load_line
-        if error:
-            logger.error(error, location=(docname, location))
+        if problem:
+            error(problem, location)
             # Keep the build going (so every problem is reported at once) without executing it.
             lines[cell.line - 1] = lines[cell.line - 1].replace(pages.CODE_CELL, "text", 1)
             changed = True
@@ -255,7 +264,10 @@ def report(docname: str, found: list) -> None:
     """One warning per problem at its cell's line; the details in the page's report file."""
     env = _app.env
     path = Path(_app.outdir).parent / "reports" / f"{docname}.txt"
-    env.jaxbook_problems[docname] = [(line, p.summary, p.snippet, p.kind, p.changed) for line, p in found]
+    source = [p for p in env.jaxbook_problems.get(docname, []) if p[3] == "source"]  # on_source_read's
+    env.jaxbook_problems[docname] = source + [
+        (line, p.summary, p.snippet, p.kind, p.changed) for line, p in found
+    ]
     if not found:
         path.unlink(missing_ok=True)
         return

@@ -1,10 +1,13 @@
-"""The build-time accessibility and page-weight helpers, on small inputs (no build)."""
+"""The build-time accessibility and page-weight helpers (a11y, weight, speed), on small inputs (no build)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from jaxbook import a11y
+import pytest
+
+from jaxbook import a11y, speed, weight
 from jaxbook.mathml import to_mathml
 
 
@@ -25,6 +28,18 @@ def test_sidebar_toggles_are_named_after_their_section():
     named = a11y.name_toggles(html)
     assert '<summary aria-label="Pages in Study plan &amp; more">' in named
     assert a11y.name_toggles(named) == named  # nothing else changes, and only once
+    with pytest.raises(a11y.MarkupChanged, match="toctree toggles"):  # a theme upgrade changed them
+        a11y.name_toggles(html.replace("</a><details>", "</a><div></div><details>"))
+
+
+def test_the_theme_templates_that_templates_re_implement_are_the_ones_copied(monkeypatch):
+    a11y.check_theme_templates()  # the installed theme's
+    source = a11y.theme_template("layout.html", "css")
+    monkeypatch.setattr(
+        a11y, "theme_template", lambda name, block: source + "<script>new</script>" if block == "css" else ""
+    )
+    with pytest.raises(a11y.MarkupChanged, match="block 'css' of layout.html"):
+        a11y.check_theme_templates()
 
 
 CSS = (
@@ -36,7 +51,7 @@ CSS = (
 
 
 def test_stylesheet_purge_keeps_every_rule_a_page_can_use():
-    purged = a11y.purge(CSS, {"used", "nf", "btn", "p"})
+    purged = weight.purge(CSS, {"used", "nf", "btn", "p"})
     for kept in (
         ".used{color:red}",
         ".used>p{margin:0}",
@@ -49,7 +64,7 @@ def test_stylesheet_purge_keeps_every_rule_a_page_can_use():
     ):
         assert kept in purged, (kept, purged)
     assert ".unused{" not in purged and ".used .unused" not in purged
-    assert a11y.purge(purged, {"used", "nf", "btn", "p"}) == purged  # the next build may find it
+    assert weight.purge(purged, {"used", "nf", "btn", "p"}) == purged  # the next build may find it
 
 
 def theme_file(name: str) -> Path:
@@ -62,9 +77,9 @@ def theme_file(name: str) -> Path:
 def test_purging_the_theme_stylesheet_twice_changes_nothing():
     css = theme_file("pydata-sphinx-theme.css").read_text()
     words = {"btn", "navbar", "show", "active", "bd-sidebar", "fa-solid", "fa-sun", "collapse", "table"}
-    purged = a11y.purge(css, words)
+    purged = weight.purge(css, words)
     assert len(purged) < len(css) / 2
-    assert a11y.purge(purged, words) == purged
+    assert weight.purge(purged, words) == purged
 
 
 def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
@@ -73,17 +88,38 @@ def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
         '.fa-magnifying-glass,.fa-search{--fa:"\\f002"}.fa-sun{--fa:"\\f185"}'
         ':root{--pst-icon-download:"\\f019"}'
     )
-    assert a11y.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
+    assert weight.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
 
 
-def test_hidden_output_toggles_are_named_by_their_visible_text():
-    html = (
-        '<summary aria-label="Toggle hidden content">\n<p class="collapsed admonition-title">'
-        "Show code cell outputs</p>"
-    )
-    assert (
-        a11y.fix_html(html) == '<summary>\n<p class="collapsed admonition-title">Show code cell outputs</p>'
-    )
+def myst_nb_hidden_cell(show: str = "Show code cell outputs", hide: str = "Hide code cell outputs") -> str:
+    """The markup of a hidden cell output, written by the installed MyST-NB's own HTML visitor."""
+    from types import SimpleNamespace
+
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
+
+    node = HideCodeCellNode(prompt_show=show, prompt_hide=hide, classes=["above-output"])
+    translator = SimpleNamespace(body=[])
+    visit_HideCellInput(translator, node)
+    translator.body.append("<div>4.0</div>\n")
+    depart_HideCellInput(translator, node)
+    return "".join(translator.body)
+
+
+def test_hidden_output_toggles_are_named_by_their_visible_text_and_hold_phrasing_content_only():
+    html = a11y.fix_html(myst_nb_hidden_cell(hide="Hide <outputs> & more"))
+    summary = re.search(r"<summary>(.*?)</summary>", html, re.S)
+    assert summary, html
+    assert "aria-label" not in html
+    assert "<p" not in summary[1] and "<div" not in summary[1]  # HTML: a summary holds phrasing content
+    assert '<span class="collapsed admonition-title">Show code cell outputs</span>' in summary[1]
+    assert '<span class="expanded admonition-title">Hide &lt;outputs&gt; &amp; more</span>' in summary[1]
+    assert html.endswith("<div>4.0</div>\n</details>\n")
+
+
+def test_a_hidden_cell_toggle_in_unknown_markup_fails_the_build():
+    changed = myst_nb_hidden_cell().replace("<p class", "<div class").replace("</p>", "</div>")
+    with pytest.raises(a11y.MarkupChanged, match="MyST-NB changed its hide-cell toggle"):
+        a11y.fix_html(changed)
 
 
 def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
@@ -91,7 +127,7 @@ def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
     and an entry the latest build did not use is deleted."""
     from types import SimpleNamespace
 
-    from jaxbook.a11y import Memo
+    from jaxbook.weight import Memo
 
     app, calls = SimpleNamespace(doctreedir=str(tmp_path)), []
 
@@ -108,14 +144,14 @@ def test_post_processing_outputs_are_reused_only_for_the_same_inputs(tmp_path):
     later = Memo(app, "css")
     later.get(compute(b"four"), b"css", b"other words")
     later.prune()
-    assert len(list((tmp_path / "jaxbook-a11y" / "css").iterdir())) == 1
+    assert len(list((tmp_path / "jaxbook-weight" / "css").iterdir())) == 1
     assert calls == [b"one", b"three", b"names"]
     assert Memo(app, "css-names").get(compute(b"again"), b"css") == b"names"  # not pruned with css
 
 
 def test_a_page_s_words_are_every_class_name_it_can_use():
     page = '<div class="used bs-x"><p id="a1">Déjà vu</p><script>el.add("show")</script>'.encode()
-    words = a11y.words_of(page).decode().split("\n")
+    words = weight.words_of(page).decode().split("\n")
     assert {"div", "used", "bs-x", "a1", "Déjà", "show"} <= set(words)
     assert words == sorted(set(words))
 
@@ -124,22 +160,22 @@ def test_a_subset_font_is_the_same_file_in_every_build():
     import time
 
     font = theme_file("fa-solid-900.woff2").read_bytes()
-    first = a11y.subset_font_bytes(font, {0xF002})
+    first = weight.subset_font_bytes(font, {0xF002})
     time.sleep(1.1)  # the font's date has a resolution of one second
-    assert a11y.subset_font_bytes(font, {0xF002}) == first
+    assert weight.subset_font_bytes(font, {0xF002}) == first
     assert 0 < len(first) < len(font)
 
 
 def test_a_stylesheet_is_purged_again_only_when_a_class_it_names_comes_or_goes(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from jaxbook.a11y import Memo, purged_stylesheet
+    from jaxbook.weight import Memo, purged_stylesheet
 
     words = {"used", "nf", "btn", "p"}
-    first, with_unused = a11y.purge(CSS, words), a11y.purge(CSS, words | {"unused"})
+    first, with_unused = weight.purge(CSS, words), weight.purge(CSS, words | {"unused"})
     assert ".unused{" not in first and ".unused{color:blue}" in with_unused
-    app, calls, purge = SimpleNamespace(doctreedir=str(tmp_path)), [], a11y.purge
-    monkeypatch.setattr(a11y, "purge", lambda *args: calls.append(args[1:]) or purge(*args))
+    app, calls, purge = SimpleNamespace(doctreedir=str(tmp_path)), [], weight.purge
+    monkeypatch.setattr(weight, "purge", lambda *args: calls.append(args[1:]) or purge(*args))
 
     def run(css, words):
         """The purged stylesheet, and how many purges were made so far."""
@@ -151,3 +187,50 @@ def test_a_stylesheet_is_purged_again_only_when_a_class_it_names_comes_or_goes(t
     assert run(first, words) == (first, made)  # the purged file, found in place by the next build
     assert run(CSS, words | {"unused"})[0] == with_unused  # a page now uses .unused: purged again
     assert len(calls) > made
+
+
+def test_every_script_of_the_head_is_deferred_but_the_one_inline_scripts_use():
+    page = (
+        '<html><head><script src="_static/documentation_options.js?v=1"></script>'
+        '<script src="_static/doctools.js?v=2"></script><script defer src="a.js"></script>'
+        '<script async src="b.js"></script><script type="module" src="c.js"></script>'
+        "<script>DOCUMENTATION_OPTIONS.pagename = 'x';</script></head>"
+        '<body><script src="late.js"></script></body></html>'
+    )
+    assert speed.deferred_scripts(page) == page.replace(
+        '<script src="_static/doctools.js', '<script defer src="_static/doctools.js'
+    )
+    with pytest.raises(speed.HeadNotFound):
+        speed.deferred_scripts("<body></body>")
+
+
+THEME_CSS = """\
+html[data-theme="light"] .highlight pre { line-height: 125%; }
+html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
+html[data-theme="light"] .highlight .n { color: #080808 } /* Name */
+html[data-theme="light"] .highlight .p { color: #080808 } /* Punctuation */
+html[data-theme="light"] .highlight .k { color: #6730c5 } /* Keyword */
+html[data-theme="light"] .highlight .go { color: #080808 } /* Generic.Output */
+html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }
+html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */
+html[data-theme="dark"] .highlight .p { color: #ff0000 } /* Punctuation: coloured in dark mode */
+"""
+
+
+def test_only_spans_drawn_as_the_code_itself_in_both_modes_are_removed():
+    plain = speed.plain_token_classes(THEME_CSS)
+    # .p is red in dark mode, .k coloured, .go kept for the copy button; .w, .nn have no rule
+    assert {"n", "w", "nn"} <= plain and not {"p", "k", "go", "gp", ""} & plain
+    code = '<div class="highlight"><pre><span class="n">x</span><span class="w"> </span><span class="k">in</span><span class="p">(</span></pre></div>'
+    assert speed.lighter_code(code + '<p><span class="n">kept</span></p>', plain) == (
+        '<div class="highlight"><pre>x <span class="k">in</span><span class="p">(</span></pre></div>'
+        '<p><span class="n">kept</span></p>'
+    )
+
+
+def test_the_themes_highlighting_styles_are_read_from_its_own_stylesheet():
+    from pydata_sphinx_theme.pygments import get_pygments_stylesheet
+
+    assert speed.plain_token_classes(get_pygments_stylesheet("tango", "monokai")) == frozenset()
+    with pytest.raises(ValueError, match="pygments.css"):
+        speed.plain_token_classes(".highlight .n { color: #000 }")

@@ -90,10 +90,6 @@ def stdout_of(cell) -> str:
     return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
 
 
-#: A terminal colour code: JAX colours a jaxpr printed in Jupyter, not in the build's kernel.
-COLOUR = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def shown(site_cell) -> str:
     """What the page shows a site cell printed: its first stream output, into which MyST-NB merges
     the later ones (``nb_merge_streams``; it keeps them in the notebook it writes too)."""
@@ -104,9 +100,10 @@ def shown(site_cell) -> str:
 def printed(cell, stream: str) -> str:
     """What a reader's code cell wrote to ``stream`` (stdout or stderr), with what varies between
     runs and machines replaced as the build replaces it (:func:`jaxbook.snippet.scrub`,
-    :func:`jaxbook.outputs.normalise`), without colour codes."""
+    :func:`jaxbook.outputs.normalise`). Colour codes are kept: the page has none, and the reader's
+    Jupyter must print none either (JAX colours jaxprs there unless the set-up cell says not to)."""
     text = "".join(o.text for o in cell.get("outputs", []) if o.get("name") == stream)
-    return normalise(scrub(COLOUR.sub("", text)))
+    return normalise(scrub(text))
 
 
 #: Where a warning was raised, ``path:line:``: the page names the snippet, ipykernel its cell file.
@@ -345,6 +342,23 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     )
 
 
+def test_the_readers_jupyter_prints_jaxprs_in_plain_text_as_the_page_does(tmp_path):
+    """JAX colours a printed jaxpr in Jupyter (ipykernel's ZMQInteractiveShell) unless the set-up
+    cell turns it off, as the build's kernel has it off (:data:`jaxbook.runtime.JAX_ENV`)."""
+    from jaxbook.downloads import setup_cells
+
+    jaxpr = "import jax, jax.numpy as jnp\nprint(jax.make_jaxpr(jnp.sin)(1.0))"
+    setup = next(c for c in setup_cells([]) if c["metadata"].get("jaxbook", {}).get("role") == "setup")
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(setup["source"]), nbformat.v4.new_code_cell(jaxpr)]
+    )
+    with Reader(notebook, tmp_path) as kernel:
+        kernel.run_all()
+    text = stdout_of(notebook.cells[-1])
+    assert "lambda" in text and "sin" in text, notebook.cells[-1].outputs
+    assert "\x1b[" not in text, f"the reader's jaxpr is coloured: {text!r}"
+
+
 def test_print_difference_compares_what_a_reader_sees_with_the_page():
     """The comparison of printed output, on cells shaped as the build's kernel and ipykernel write
     them: the page merges everything into one stream; the reader has stdout and stderr."""
@@ -367,7 +381,9 @@ def test_print_difference_compares_what_a_reader_sees_with_the_page():
     assert print_difference(page, cell(("stdout", "w: [0.061349]\nok\nmore\n"), warning)) is not None
 
     page = cell(("stdout", "jit: 38.1 ms\nf32[2]\n"))
-    assert print_difference(page, cell(("stdout", "jit: 4.2 ms \n\x1b[35mf32[2]\x1b[39m\n"))) is None
+    assert print_difference(page, cell(("stdout", "jit: 4.2 ms \nf32[2]\n"))) is None
+    # a jaxpr in colour is not what the page shows
+    assert print_difference(page, cell(("stdout", "jit: 4.2 ms \n\x1b[35mf32[2]\x1b[39m\n"))) is not None
     assert (
         print_difference(page, cell(("stdout", "jit: 4.2 ms\n")))
         == "--- site\n+++ reader\n@@ -1,2 +1 @@\n jit: <duration>\n-f32[2]"
@@ -438,6 +454,38 @@ def test_notebook_structure(page):
         assert code_cells[-1].source.endswith(
             f'check("{problem.name}.py", "{problem.relative_to(ROOT).as_posix()}")'
         )
+
+
+#: A file of the book named in an output: a snippet, a helper, a practice module.
+BOOK_FILE = re.compile(r"\b(?:snippets|practice)/[\w/.-]+\.py\b")
+
+
+@pytest.mark.build
+def test_the_notebooks_outputs_name_only_files_the_reader_has(built_site):
+    """An output of a download (a declared error's traceback, a warning's location) names the
+    cell that raised it, as the reader's Jupyter does, or a helper module the notebook writes into
+    the reader's folder, never a snippet file the reader does not have."""
+    problems, cells = [], 0
+    for notebook in sorted((built_site / "_sources").rglob("*.ipynb")):
+        code = [
+            c for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"
+        ]
+        written = {
+            "".join(c["source"]).split("\n", 1)[0].split()[-1]
+            for c in code
+            if "".join(c["source"]).startswith("%%writefile ")
+        }
+        for number, cell in enumerate(code, 1):
+            assert cell["execution_count"] == number, f"{notebook.name}: cells numbered as a run from the top"
+            text = json.dumps(cell["outputs"])
+            cells += "Cell In[" in text
+            problems += [
+                f"{notebook.name}: In[{number}] names {name}"
+                for name in BOOK_FILE.findall(text)
+                if name not in written
+            ]
+    assert cells >= 10, f"only {cells} outputs name their cell: the declared errors were lost"
+    assert not problems, "\n".join(problems[:30])
 
 
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")

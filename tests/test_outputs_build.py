@@ -86,6 +86,18 @@ def test_a_figure_is_published_and_marked_in_the_expected_output(build):
     assert "<img" in build.page("twins")
 
 
+def test_a_figure_has_its_pixel_size_and_loads_lazily(build):
+    """The browser keeps the figure's place before it arrives (Lighthouse's "unsized-images") and
+    fetches it only when the reader nears it."""
+    from PIL import Image
+
+    img = re.search(r"<img [^>]*>", build.page("twins"))[0]
+    with Image.open(build.html / "guide" / re.search(r'src="([^"]+)"', img)[1]) as picture:
+        width, height = picture.size
+    assert f'width="{width}"' in img and f'height="{height}"' in img, img
+    assert 'loading="lazy"' in img, img
+
+
 def report(build, page: str) -> str:
     """The details the build wrote for ``guide/<page>`` (outside the published site)."""
     return (build.html.parent / "reports" / "guide" / f"{page}.txt").read_text(encoding="utf-8")

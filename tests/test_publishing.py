@@ -67,10 +67,27 @@ def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
 
 
 @hosted_book
+def test_every_page_has_a_description_for_search_engines(hosted):
+    """Sphinx's own pages too (search has no source: Lighthouse's SEO audit "meta-description")."""
+    pages = [p for p in hosted.html.rglob("*.html") if p.relative_to(hosted.html).parts[0] != "_static"]
+    assert {"search.html", "404.html", "index.html"} <= {p.name for p in pages}
+    undescribed = [
+        str(p.relative_to(hosted.html))
+        for p in pages
+        if not re.search(r'<meta name="description" content="[^"]{20,}" />', p.read_text())
+    ]
+    assert not undescribed
+
+
+@hosted_book
 def test_404_page_loads_its_assets_from_the_site_root(hosted):
     page = (hosted.html / "404.html").read_text()
     assert "Page not found" in page
     assert 'href="/jax/en/latest/_static/' in page  # works at any depth of a missing URL
+    # The links written in 404.md too: served for /jax/en/latest/guide/zz.html, "index.html"
+    # would go to /jax/en/latest/guide/index.html.
+    assert 'href="/jax/en/latest/index.html"' in page
+    assert not re.findall(r'href="(?![/#]|https?:)[^"]*"', page)
 
 
 def test_local_build_has_no_sitemap(built_site):

@@ -149,6 +149,42 @@ def test_other_machinery_code_reads_every_page_again_but_executes_none(book):
     assert tokens(again, "b") == book.before["b"]
 
 
+def published_files(html: Path, needle: str) -> list[str]:
+    """The files under ``html`` whose bytes contain ``needle``."""
+    return [
+        str(p.relative_to(html)) for p in html.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()
+    ]
+
+
+def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):
+    """Three pages fail (an undeclared exception, a snippet that does not exist yet, a snippet with
+    a syntax error) and are fixed; the incremental build that follows publishes each page as
+    fixed and keeps no report, traceback or stale cell of the failed build."""
+    book = Book(tmp_path)
+    book.snippet("demo/boom.py", "raise ValueError('failure-token-boom')\n")
+    book.page("boom", "demo/boom.py")
+    book.page("later", "demo/later.py")  # not written yet
+    book.snippet("demo/syntax.py", "print('failure-token-syntax'\n")
+    book.page("syntax", "demo/syntax.py")
+    failed = book.build()
+    assert failed.returncode != 0, failed.output
+    html = failed.html
+    assert published_files(html, "failure-token-boom"), "the failed build published the page"
+    assert (html.parent / "reports" / "guide" / "boom.txt").is_file()
+
+    book.snippet("demo/boom.py", "print('fixed-boom')\n")
+    book.snippet("demo/later.py", "print('fixed-later')\n")
+    book.snippet("demo/syntax.py", "print('fixed-syntax')\n")
+    fixed = book.build()
+    assert fixed.returncode == 0, fixed.output
+    for page in ("boom", "later", "syntax"):
+        assert f"fixed-{page}" in fixed.page(page), page
+    assert not published_files(html, "failure-token")
+    assert not [p for p in ("boom", "later", "syntax") if ":load:" in fixed.page(p)]
+    assert not (html / "reports").exists()
+    assert not list((html.parent / "reports").rglob("*.*")), "no report of a page that builds"
+
+
 def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkeypatch):
     import jaxbook
 

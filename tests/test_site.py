@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -155,3 +158,50 @@ def test_declared_error_shows_its_trimmed_traceback(built_site):
     text = re.sub(r"<[^>]+>", "", block.group(0))
     assert "snippets/arrays/inplace_error.py" in text and "TypeError" in text
     assert "jax/_src" not in text
+
+
+#: The Nu HTML Checker (W3C's vnu), pinned in package-lock.json (`npm ci --ignore-scripts`).
+VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+
+
+def vnu_errors(files: list[Path]) -> list[str]:
+    """The Nu HTML Checker's errors about ``files``, one line each: file, line and message
+    (one Java process for every file)."""
+    java = shutil.which("java")
+    assert java, "the HTML check needs Java 11 or newer (Debian: apt-get install default-jre-headless)"
+    assert VNU.is_file(), (
+        f"{VNU.relative_to(ROOT)} is missing: run `npm ci --ignore-scripts` (make test does)"
+    )
+    result = subprocess.run(
+        [java, "-jar", str(VNU), "--format", "json", "--errors-only", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    messages = json.loads(result.stderr or result.stdout)["messages"]
+    return [
+        f"{Path(m.get('url', '?').removeprefix('file:')).relative_to(HTML.resolve())}:{m.get('lastLine', '?')}: "
+        f"{m['message']}"
+        for m in messages
+        if m["type"] in ("error", "non-document-error")
+    ]
+
+
+def test_every_page_is_valid_html(built_site):
+    """Every page the site publishes (the book's pages, search and 404) passes the Nu HTML Checker."""
+    files = sorted(p for p in HTML.rglob("*.html") if p.relative_to(HTML).parts[0] != "_static")
+    assert len(files) >= 20
+    errors = vnu_errors(files)
+    assert not errors, f"{len(errors)} HTML errors:\n" + "\n".join(errors[:50])
+
+
+def test_no_script_blocks_the_first_paint(built_site):
+    """Every script of a page's <head> is loaded with defer (or async), except
+    documentation_options.js, which the theme's inline scripts use at once (jaxbook/speed.py)."""
+    blocking = []
+    for page in [*pages(), HTML / "search.html", HTML / "404.html"]:
+        head = page.read_text(encoding="utf-8").split("</head>", 1)[0]
+        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", head):
+            if not re.search(r"\b(defer|async)\b", tag) and "documentation_options.js" not in tag:
+                blocking.append(f"{page.relative_to(HTML)}: {tag}")
+    assert not blocking, "\n".join(blocking[:30])

@@ -68,6 +68,8 @@ def test_the_machinery_is_the_execution_code_only():
     assert {"kernel.py", "snippet.py", "runtime.py", "store.py"} <= set(store.MACHINERY)
     for name in (
         "a11y.py",
+        "weight.py",
+        "speed.py",
         "seo.py",
         "downloads.py",
         "sphinxext.py",

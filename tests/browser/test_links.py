@@ -119,3 +119,20 @@ def test_every_internal_link_and_anchor_resolves(site_root):
             if not url.startswith("#"):
                 check(root, css, "css url()", url, broken)
     assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize("missing", ["zz.html", "guide/zz.html", "practice/a/b/zz.html"])
+def test_404_page_links_resolve_wherever_it_is_served(site_root, missing):
+    """A host serves 404.html at the missing address itself: every link and asset of the page
+    must resolve from there (not only from the site's root, where the file lies)."""
+    root = site_root.resolve()
+    page = root / "404.html"
+    served_as = root / missing
+    broken: list[str] = []
+    for what, url in parse(page).urls:
+        if url.startswith("#"):
+            if url[1:] and unquote(url[1:]) not in parse(page).anchors:
+                broken.append(f"404.html: {what} {url!r}: no such anchor")
+            continue
+        check(root, served_as, what, url, broken)
+    assert not broken, f"{len(broken)} broken links on 404.html served as /{missing}:\n" + "\n".join(broken)
