@@ -11,7 +11,8 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book")]  # one build for the module
+# One throwaway book for the module; none of the book's content is read (tests/verdicts.py).
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book"), pytest.mark.inputs()]
 
 # Identical text in two files: each must run, and be reported, under its own name.
 TWIN = "from pathlib import Path\n\nprint('I am', Path(__file__).name)\n"

@@ -13,6 +13,8 @@ pytestmark = pytest.mark.build
 # One xdist worker builds the hosted book for all the tests that use it (other builds run beside
 # it: kernels bind ports the OS assigns, see tests/test_kernel_start.py).
 hosted_book = pytest.mark.xdist_group("hosted")
+# The hosted throwaway book reads none of the book's content (tests/verdicts.py).
+hosted_inputs = pytest.mark.inputs()
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +45,7 @@ def hosted(tmp_path_factory):
 
 
 @hosted_book
+@hosted_inputs
 def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     page = hosted.page("demo")
     assert 'href="../_sources/guide/demo.ipynb"' in page and 'href="../_sources/guide/demo.md"' in page
@@ -56,6 +59,7 @@ def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
 
 
 @hosted_book
+@hosted_inputs
 def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
     page = hosted.page("demo")
     url = "https://books.example.org/jax/en/latest/guide/demo.html"
@@ -67,6 +71,7 @@ def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
 
 
 @hosted_book
+@hosted_inputs
 def test_404_page_loads_its_assets_from_the_site_root(hosted):
     page = (hosted.html / "404.html").read_text()
     assert "Page not found" in page
