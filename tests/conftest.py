@@ -242,8 +242,14 @@ def pytest_terminal_summary(terminalreporter):
         for r in terminalreporter.stats.get(key, [])
         if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid
     ]
-    if reports:
+    unchanged = [
+        r
+        for r in terminalreporter.stats.get("skipped", [])
+        if "test_wrong_solution_fails" in r.nodeid and verdicts.SKIP_REASON in str(r.longrepr)
+    ]
+    if reports or unchanged:
         proven = sum(r.passed for r in reports)
         terminalreporter.write_line(
-            f"practice: {proven} of {len(reports)} kept wrong solutions proven to fail the tests they name"
+            f"practice: {proven} of {len(reports)} kept wrong solutions checked now proven to fail the tests "
+            f"they name; {len(unchanged)} more unchanged since they were"
         )
