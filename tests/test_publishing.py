@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests.helpers import Book
+from jaxbook import ROOT
+from tests.helpers import POST_PROCESSING, Book
 
 pytestmark = pytest.mark.build
 # One xdist worker builds the hosted book for all the tests that use it (other builds run beside
@@ -22,7 +23,7 @@ def hosted(tmp_path_factory):
     """A throwaway book built as the hosting service builds it (it provides the base URL)."""
     mp = pytest.MonkeyPatch()
     mp.setenv("READTHEDOCS_CANONICAL_URL", "https://books.example.org/jax/en/latest/")
-    book = Book(tmp_path_factory.mktemp("hosted"))
+    book = Book(tmp_path_factory.mktemp("hosted"), publishing=True)
     # Two prints far enough apart in time to reach the notebook as two stream outputs.
     book.snippet(
         "demo/hello.py",
@@ -81,3 +82,20 @@ def test_404_page_loads_its_assets_from_the_site_root(hosted):
 def test_local_build_has_no_sitemap(built_site):
     assert not (built_site / "sitemap.xml").exists()
     assert (built_site / "404.html").is_file()
+
+
+def test_throwaway_books_lean_only_on_publishing_extensions(tmp_path):
+    """A failure-mode book drops exactly the post-processing extensions, which the book uses;
+    a publishing book keeps the book's configuration."""
+    book = {"__file__": str(ROOT / "conf.py")}
+    exec((ROOT / "conf.py").read_text(encoding="utf-8"), book)
+    assert set(POST_PROCESSING) <= set(book["extensions"])
+    for publishing in (False, True):
+        folder = tmp_path / str(publishing)
+        folder.mkdir()
+        conf = {"__file__": str(ROOT / "conf.py")}  # the copy finds jaxbook where the book is
+        exec((Book(folder, publishing=publishing).root / "conf.py").read_text(encoding="utf-8"), conf)
+        expected = (
+            book["extensions"] if publishing else [e for e in book["extensions"] if e not in POST_PROCESSING]
+        )
+        assert conf["extensions"] == expected
