@@ -1,13 +1,18 @@
 """Shared fixtures: the real site, built once per test session (strict, incremental).
 
-In a full run (``make test``: no paths, ``-k`` or ``-m`` given) the xdist controller starts the
-strict build of the site, on every core (``sphinx -j auto``), and the workers start at once: the
+In a full run (``make test``: no paths, ``-k`` or ``-m`` given) a worker starts the strict build
+of the site right after collection, on every core (``sphinx -j auto``), and the workers go on: the
 tests that do not need the site (practice problems and their wrong solutions, throwaway books,
 the machinery) run first, while it builds (:func:`pytest_collection_modifyitems`). A test that
 needs the site waits for that build: the site, browser and notebook tests look at its pages, and
 each per-snippet test finds its page's result in the execution store instead of running it again. In any
 other run, the first test that needs the site builds it; a file lock makes the other workers wait
 for that build and use it too. So no test needs an xdist group to share the site.
+
+A test that passed with the same inputs is skipped (``tests/verdicts.py``). Every test reads the
+whole book unless it says otherwise (``@pytest.mark.inputs``); a practice problem's tests read its
+folder. A full run starts the site's build only when a selected test that needs the site is not
+skipped: the first worker to find one after collection starts it (:func:`start_build_if_needed`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
+from tests import verdicts
 
 HTML = ROOT / "_build" / "html"
 RESULT = ROOT / "_build" / "test-site.json"
@@ -101,19 +107,23 @@ def is_full_run(config) -> bool:
     )
 
 
-_controller_build: subprocess.Popen | None = None
+_build_process: subprocess.Popen | None = None
+_build_thread: threading.Thread | None = None
 
 
 def start_build(run: str) -> None:
     """Start the strict build in the background; its result lands in RESULT, marked ``run``."""
-    global _controller_build
+    global _build_process, _build_thread
     RESULT.unlink(missing_ok=True)
-    _controller_build = _start()
-    threading.Thread(target=_finish, args=(_controller_build, run), name="site-build", daemon=True).start()
+    _build_process = _start()
+    _build_thread = threading.Thread(
+        target=_finish, args=(_build_process, run), name="site-build", daemon=True
+    )
+    _build_thread.start()
 
 
 def wait_for_site(run: str) -> SiteBuild:
-    """The controller's build, once it has finished."""
+    """The build started for this run, once it has finished."""
     deadline = time.monotonic() + BUILD_TIMEOUT
     while time.monotonic() < deadline:
         try:
@@ -129,32 +139,67 @@ def wait_for_site(run: str) -> SiteBuild:
 def pytest_configure(config):
     if hasattr(config, "workerinput") or not is_full_run(config) or os.environ.get(BUILT):
         return
-    print(
-        "building the site on every core; the tests that do not need it run meanwhile",
-        file=sys.stderr,
-        flush=True,
-    )
-    run = f"controller-{uuid.uuid4().hex}"
+    os.environ[BUILT] = f"full-{uuid.uuid4().hex}"  # the workers inherit it
+
+
+def needs_site(item) -> bool:
+    return bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def start_build_if_needed(items) -> None:
+    """In a full run: start the site's build, on every core, as soon as one process of the run
+    (a worker, or the only process) has collected a test that needs the site and is not skipped
+    as unchanged. The other processes collect the same tests: the first to claim the run's build
+    starts it."""
+    run = os.environ.get(BUILT)
+    if not run or not any(needs_site(item) and not verdicts.settled(item) for item in items):
+        return
+    LOCK.parent.mkdir(parents=True, exist_ok=True)
+    claim = LOCK.with_name(f"test-site-{run}.claim")
+    try:
+        os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    print("building the site on every core; the tests that do not need it run meanwhile", file=sys.stderr)
     start_build(run)
-    os.environ[BUILT] = run  # the workers inherit it
 
 
 def pytest_unconfigure(config):
-    if _controller_build is not None and _controller_build.poll() is None:
-        _controller_build.terminate()  # the run was cut short
+    """The process that started the build waits for it (another worker may wait for its result),
+    unless the run was cut short."""
+    if _build_process is None:
+        return
+    _build_thread.join(BUILD_TIMEOUT)
+    LOCK.with_name(f"test-site-{os.environ.get(BUILT)}.claim").unlink(missing_ok=True)
+
+
+def pytest_keyboard_interrupt(excinfo):
+    if _build_process is not None and _build_process.poll() is None:
+        _build_process.terminate()
+
+
+def default_inputs(item) -> None:
+    """Inputs of a test that declares none: a practice problem's tests read its folder, any
+    other test the whole book."""
+    if item.get_closest_marker("inputs") is None:
+        under_practice = Path(item.path).is_relative_to(ROOT / "practice")
+        item.add_marker(pytest.mark.inputs.with_args(verdicts.problem if under_practice else verdicts.book))
 
 
 def pytest_collection_modifyitems(config, items):
     """Tests that need the site last, so that the others run while it builds; in each part the
     xdist groups first (the longest work, such as the wrong solutions' run), otherwise in
     collection order (a stable sort; every worker sorts the same way, as xdist requires, and
-    ``--no-loadscope-reorder`` keeps xdist from moving groups ahead by size)."""
+    ``--no-loadscope-reorder`` keeps xdist from moving groups ahead by size). Then the build,
+    if a test needs it."""
 
     def key(item):
-        needs_site = bool(SITE_FIXTURES & set(getattr(item, "fixturenames", ())))
-        return needs_site, item.get_closest_marker("xdist_group") is None
+        return needs_site(item), item.get_closest_marker("xdist_group") is None
 
+    for item in items:
+        default_inputs(item)
     items.sort(key=key)
+    start_build_if_needed(items)
 
 
 @pytest.fixture(scope="session")
@@ -197,8 +242,14 @@ def pytest_terminal_summary(terminalreporter):
         for r in terminalreporter.stats.get(key, [])
         if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid
     ]
-    if reports:
+    unchanged = [
+        r
+        for r in terminalreporter.stats.get("skipped", [])
+        if "test_wrong_solution_fails" in r.nodeid and verdicts.SKIP_REASON in str(r.longrepr)
+    ]
+    if reports or unchanged:
         proven = sum(r.passed for r in reports)
         terminalreporter.write_line(
-            f"practice: {proven} of {len(reports)} kept wrong solutions proven to fail the tests they name"
+            f"practice: {proven} of {len(reports)} kept wrong solutions checked now proven to fail the tests "
+            f"they name; {len(unchanged)} more unchanged since they were"
         )

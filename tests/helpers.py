@@ -13,6 +13,10 @@ from jaxbook import ROOT
 from jaxbook.build import strict_command
 
 TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
+#: Extensions that post-process the theme's output for publishing (accessibility names, icon font
+#: subsets, stylesheet pruning; canonical links, descriptions, the sitemap). A throwaway book
+#: checking how the build fails or rebuilds does without them, unless it is about publishing.
+POST_PROCESSING = ("jaxbook.a11y", "jaxbook.seo")
 
 
 @dataclass
@@ -29,14 +33,17 @@ class Build:
 class Book:
     """A throwaway book: the real conf.py and machinery, with pages and snippets of the test's own."""
 
-    def __init__(self, root: Path, outputs: bool = False):
+    def __init__(self, root: Path, outputs: bool = False, publishing: bool = False):
         """``outputs``: compare snippet outputs with their .out files, as the book does (off by
-        default, so a test's snippets need no expected outputs)."""
+        default, so a test's snippets need no expected outputs). ``publishing``: the book's full
+        configuration; otherwise without the :data:`POST_PROCESSING` extensions."""
         self.root = root
         shutil.copy(ROOT / "conf.py", root / "conf.py")
-        if not outputs:
-            with open(root / "conf.py", "a", encoding="utf-8") as conf:
+        with open(root / "conf.py", "a", encoding="utf-8") as conf:
+            if not outputs:
                 conf.write("\njaxbook_expected_outputs = False\n")
+            if not publishing:
+                conf.write(f"\nextensions = [e for e in extensions if e not in {POST_PROCESSING!r}]\n")
         shutil.copytree(ROOT / "_static", root / "_static")
         self.pages: list[str] = []
 

@@ -12,7 +12,8 @@ import pytest
 from jaxbook import ROOT
 from jaxbook.execute import Kernel
 
-pytestmark = pytest.mark.build  # starts real kernels
+# Starts real kernels on pages of its own: none of the book's content is read (tests/verdicts.py).
+pytestmark = [pytest.mark.build, pytest.mark.inputs()]
 
 
 @pytest.fixture

@@ -40,6 +40,7 @@ from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
+from tests import verdicts
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
 PAGES = sorted(
@@ -250,6 +251,7 @@ def verdict(cell) -> tuple[str, int, int]:
 
 # One notebook per test, so xdist spreads them over every core (the site is built once, first).
 @pytest.mark.build
+@pytest.mark.inputs.with_args(verdicts.notebook_page)
 @pytest.mark.parametrize("page", PAGES)
 def test_download_runs_outside_the_repository(page, built_site, tmp_path):
     download = built_site / "_sources" / f"{page}.ipynb"
@@ -410,6 +412,7 @@ def unexecuted(page: str) -> dict:
     return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
 
 
+@pytest.mark.inputs.with_args(verdicts.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
     from jaxbook.downloads import reader_notebook

@@ -11,7 +11,8 @@ import pytest
 
 from tests.helpers import Book
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book")]  # one build for the module
+# One throwaway book for the module; none of the book's content is read (tests/verdicts.py).
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book"), pytest.mark.inputs()]
 
 # Identical text in two files: each must run, and be reported, under its own name.
 TWIN = "from pathlib import Path\n\nprint('I am', Path(__file__).name)\n"
@@ -68,6 +69,7 @@ def build(tmp_path_factory):
     book.page("numbers", *(f"numbers/{name}.py" for name in NUMBERS))
     book.page("missing", "missing/none.py")
     book.page("dep", "dep/old.py")
+    book.page("other", body="A reference to {ref}`a-label-that-does-not-exist`: a Sphinx warning of its own.")
     return book.build()
 
 
@@ -132,7 +134,8 @@ def test_every_problem_of_a_page_is_reported_by_one_build_one_line_each(build):
     warnings = [line for line in build.output.splitlines() if ": WARNING: " in line]
     about_cells = [w for w in warnings if re.search(r"\[jaxbook\.(contract|differs|missing)\]$", w)]
     assert len(problems) == len(about_cells) == 10, (problems, warnings)
-    # the figure without alt text (jaxbook.a11y) is the one other warning, counted apart
+    # the broken reference of guide/other.md is the one other warning, counted apart
+    assert any("a-label-that-does-not-exist" in w for w in warnings), warnings
     assert f"and {len(warnings) - len(about_cells)} other warning(s) above" in summary
     assert "make outputs FAILED=1" in summary
     failed = json.loads((build.html.parent / "failures.json").read_text())["snippets"]

@@ -20,6 +20,7 @@ import pytest
 
 from jaxbook import ROOT
 from practice.conftest import caught_by
+from tests import verdicts
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -122,6 +123,7 @@ def starter_outcomes(tmp_path_factory):
 
 
 @pytest.mark.xdist_group("starters")
+@pytest.mark.inputs.with_args(verdicts.problem)
 @pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
 def test_untouched_starter_fails_every_test(folder, starter_outcomes):
     outcomes = starter_outcomes[ident(folder)]
@@ -162,6 +164,7 @@ def code_lines(path):
 
 
 @pytest.mark.xdist_group("wrong")
+@pytest.mark.inputs.with_args(verdicts.problem)
 @pytest.mark.parametrize("path", WRONG, ids=wrong_ident)
 def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
     mistake, named = caught_by(path)

@@ -7,12 +7,15 @@ import re
 
 import pytest
 
-from tests.helpers import Book
+from jaxbook import ROOT
+from tests.helpers import POST_PROCESSING, Book
 
 pytestmark = pytest.mark.build
 # One xdist worker builds the hosted book for all the tests that use it (other builds run beside
 # it: kernels bind ports the OS assigns, see tests/test_kernel_start.py).
 hosted_book = pytest.mark.xdist_group("hosted")
+# The hosted throwaway book reads none of the book's content (tests/verdicts.py).
+hosted_inputs = pytest.mark.inputs()
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +23,7 @@ def hosted(tmp_path_factory):
     """A throwaway book built as the hosting service builds it (it provides the base URL)."""
     mp = pytest.MonkeyPatch()
     mp.setenv("READTHEDOCS_CANONICAL_URL", "https://books.example.org/jax/en/latest/")
-    book = Book(tmp_path_factory.mktemp("hosted"))
+    book = Book(tmp_path_factory.mktemp("hosted"), publishing=True)
     # Two prints far enough apart in time to reach the notebook as two stream outputs.
     book.snippet(
         "demo/hello.py",
@@ -43,6 +46,7 @@ def hosted(tmp_path_factory):
 
 
 @hosted_book
+@hosted_inputs
 def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
     page = hosted.page("demo")
     assert 'href="../_sources/guide/demo.ipynb"' in page and 'href="../_sources/guide/demo.md"' in page
@@ -56,6 +60,7 @@ def test_each_executed_page_downloads_as_notebook_and_markdown(hosted):
 
 
 @hosted_book
+@hosted_inputs
 def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
     page = hosted.page("demo")
     url = "https://books.example.org/jax/en/latest/guide/demo.html"
@@ -67,6 +72,7 @@ def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
 
 
 @hosted_book
+@hosted_inputs
 def test_every_page_has_a_description_for_search_engines(hosted):
     """Sphinx's own pages too (search has no source: Lighthouse's SEO audit "meta-description")."""
     pages = [p for p in hosted.html.rglob("*.html") if p.relative_to(hosted.html).parts[0] != "_static"]
@@ -80,6 +86,7 @@ def test_every_page_has_a_description_for_search_engines(hosted):
 
 
 @hosted_book
+@hosted_inputs
 def test_404_page_loads_its_assets_from_the_site_root(hosted):
     page = (hosted.html / "404.html").read_text()
     assert "Page not found" in page
@@ -93,3 +100,20 @@ def test_404_page_loads_its_assets_from_the_site_root(hosted):
 def test_local_build_has_no_sitemap(built_site):
     assert not (built_site / "sitemap.xml").exists()
     assert (built_site / "404.html").is_file()
+
+
+def test_throwaway_books_lean_only_on_publishing_extensions(tmp_path):
+    """A failure-mode book drops exactly the post-processing extensions, which the book uses;
+    a publishing book keeps the book's configuration."""
+    book = {"__file__": str(ROOT / "conf.py")}
+    exec((ROOT / "conf.py").read_text(encoding="utf-8"), book)
+    assert set(POST_PROCESSING) <= set(book["extensions"])
+    for publishing in (False, True):
+        folder = tmp_path / str(publishing)
+        folder.mkdir()
+        conf = {"__file__": str(ROOT / "conf.py")}  # the copy finds jaxbook where the book is
+        exec((Book(folder, publishing=publishing).root / "conf.py").read_text(encoding="utf-8"), conf)
+        expected = (
+            book["extensions"] if publishing else [e for e in book["extensions"] if e not in POST_PROCESSING]
+        )
+        assert conf["extensions"] == expected

@@ -17,6 +17,9 @@ from jaxbook.build import strict_command
 from jaxbook.store import CellResult, PageResult
 from tests.helpers import Book
 
+# Throwaway books of the tests' own: none of the book's content is read (tests/verdicts.py).
+pytestmark = pytest.mark.inputs()
+
 
 @pytest.fixture
 def book(tmp_path):

@@ -10,9 +10,12 @@ test catches it, and any other way grouping might stop working.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
+
+from jaxbook import ROOT
 
 GROUPED = """\
 import os
@@ -42,6 +45,7 @@ def test_a_groups_tests_run_on_one_worker(tmp_path, pytestconfig):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", *options, "-q", "test_grouped.py"],
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the options load tests.verdicts
         capture_output=True,
         text=True,
         timeout=300,

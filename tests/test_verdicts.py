@@ -1,0 +1,192 @@
+"""A test is skipped only while every input of its last pass is unchanged (tests/verdicts.py).
+
+Each test here runs pytest, with the plugin on, on a tiny repository of its own: a page, a
+snippet, a test file; the tests of that repository log each time they really run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+from tests import verdicts
+
+pytestmark = pytest.mark.inputs()  # repositories of its own, none of the book's content
+
+TESTS = """\
+import os
+from pathlib import Path
+
+import pytest
+
+
+def log(name):
+    with open(os.environ["RUN_LOG"], "a") as file:
+        file.write(name + "\\n")
+
+
+def test_reads_the_book():
+    log("reads_the_book")
+    assert Path("snippets/demo/hello.py").read_text()
+
+
+def test_fails_while_asked():
+    log("fails_while_asked")
+    assert not Path("guide/fail.md").exists()
+
+
+@pytest.mark.inputs()
+def test_reads_no_content():
+    log("reads_no_content")
+
+
+@pytest.mark.inputs("_build/out.txt")
+@pytest.mark.built_inputs("_build/built.txt")
+def test_reads_a_build():
+    log("reads_a_build")
+"""
+
+
+class Repository:
+    """A tiny repository with the plugin on; :meth:`run` returns which of its tests really ran."""
+
+    def __init__(self, folder: Path):
+        self.root = folder / "repo"
+        self.log = folder / "ran.log"
+        (self.root / "snippets" / "demo").mkdir(parents=True)
+        (self.root / "guide").mkdir()
+        (self.root / "_build").mkdir()
+        (self.root / ".gitignore").write_text("_build/\n__pycache__/\n")
+        (self.root / "pyproject.toml").write_text(
+            '[tool.pytest.ini_options]\naddopts = "-p tests.verdicts -p no:cacheprovider '
+            '--import-mode=importlib -rs"\n'
+        )
+        (self.root / "guide" / "demo.md").write_text("# Demo\n")
+        (self.root / "snippets" / "demo" / "hello.py").write_text("print('hello')\n")
+        (self.root / "_build" / "out.txt").write_text("one\n")
+        (self.root / "_build" / "built.txt").write_text("one\n")
+        (self.root / "test_demo.py").write_text(TESTS)
+        subprocess.run(["git", "init", "-q"], cwd=self.root, check=True)
+
+    def run(self, **env: str) -> tuple[set[str], str]:
+        """The tests that ran (not skipped), and pytest's output."""
+        self.log.write_text("")
+        clean = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in (verdicts.STATE, verdicts.RECHECK, "PYTEST_ADDOPTS")
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"],
+            cwd=self.root,
+            env={**clean, "PYTHONPATH": str(ROOT), "RUN_LOG": str(self.log), **env},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode in (0, 1), result.stdout + result.stderr
+        return set(self.log.read_text().split()), result.stdout
+
+    def write(self, name: str, text: str) -> None:
+        (self.root / name).write_text(text)
+
+
+EVERY = {"reads_the_book", "fails_while_asked", "reads_no_content", "reads_a_build"}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Repository:
+    """The repository after a first run, where every test passed."""
+    repository = Repository(tmp_path_factory.mktemp("verdicts"))
+    ran, output = repository.run()
+    assert ran == EVERY, output
+    return repository
+
+
+@pytest.fixture
+def fresh(tmp_path) -> Repository:
+    repository = Repository(tmp_path)
+    ran, output = repository.run()
+    assert ran == EVERY, output
+    return repository
+
+
+def test_a_passed_test_is_skipped_next_time_and_says_why(repo):
+    ran, output = repo.run()
+    assert ran == set(), output
+    assert "4 skipped" in output and "unchanged since it passed" in output, output
+
+
+def test_an_edited_snippet_rechecks_the_tests_that_read_the_book(fresh):
+    fresh.write("snippets/demo/hello.py", "print('hello again')\n")
+    ran, output = fresh.run()
+    assert ran == {"reads_the_book", "fails_while_asked"}, output
+    assert fresh.run()[0] == set()
+
+
+def test_an_edited_page_rechecks_the_tests_that_read_the_book(fresh):
+    fresh.write("guide/demo.md", "# Demo, edited\n")
+    assert fresh.run()[0] == {"reads_the_book", "fails_while_asked"}
+
+
+def test_an_edited_test_file_rechecks_its_tests(fresh):
+    fresh.write("test_demo.py", TESTS + "\n# edited\n")
+    assert fresh.run()[0] == EVERY
+
+
+def test_a_changed_environment_variable_rechecks_every_test(fresh):
+    assert fresh.run(JAXBOOK_AS_CPU="avx2-128")[0] == EVERY
+    assert fresh.run(JAXBOOK_AS_CPU="avx2-128")[0] == set()
+    assert fresh.run(XLA_FLAGS="--xla_cpu_enable_fast_math=false")[0] == EVERY
+
+
+def test_a_failed_test_is_checked_again_until_it_passes(fresh):
+    fresh.write("guide/fail.md", "# Fail\n")
+    ran, output = fresh.run()
+    assert ran == {"reads_the_book", "fails_while_asked"} and "1 failed" in output, output
+    ran, output = fresh.run()
+    assert ran == {"fails_while_asked"} and "1 failed" in output, output
+    (fresh.root / "guide" / "fail.md").unlink()
+    assert fresh.run()[0] == set()  # the book as it was when both passed
+
+
+def test_recheck_runs_every_test(repo):
+    assert repo.run(JAXBOOK_RECHECK="1")[0] == EVERY
+    assert repo.run()[0] == set()
+
+
+def test_a_half_written_verdict_is_not_trusted(fresh):
+    files = sorted((fresh.root / "_build" / "verdicts").rglob("*.json"))
+    assert len(files) == 5  # four tests, one of them also keyed by what it read of the build
+    for path in files:
+        text = path.read_text()
+        json.loads(text)
+        path.write_text(text[: len(text) // 2])
+    assert fresh.run()[0] == EVERY
+
+
+def test_a_verdict_is_kept_only_for_the_key_it_was_made_for(fresh):
+    for path in (fresh.root / "_build" / "verdicts").rglob("*.json"):
+        data = json.loads(path.read_text())
+        path.write_text(json.dumps({**data, "key": "0" * 64}))
+    assert fresh.run()[0] == EVERY
+
+
+def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fresh):
+    fresh.write("_build/out.txt", "two\n")  # its declared input changed, what it reads of the build not
+    ran, output = fresh.run()
+    assert ran == set() and "what it reads of the build is unchanged" in output, output
+    fresh.write("_build/built.txt", "two\n")
+    assert fresh.run()[0] == {"reads_a_build"}
+    assert fresh.run()[0] == set()
+
+
+def test_a_nested_run_checks_everything(repo):
+    """A pytest run started by a test (its environment says the plugin is on above it)."""
+    assert repo.run(**{verdicts.STATE: "on"})[0] == EVERY
