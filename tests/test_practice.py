@@ -1,6 +1,6 @@
 """The study plan's tests bite: every untouched starter fails every one of its problem's tests,
-and every kept wrong solution (``practice/<section>/<problem>/wrong/<mistake>.py``) fails the tests
-its docstring names.
+and every kept wrong solution (``practice/<section>/<problem>/wrong/<mistake>.diff``, a patch to the
+problem's ``solution.py``) applies and fails the tests its header names.
 
 (The same tests pass against every reference solution: they are collected from practice/ by the
 normal pytest run, with --impl=solution, the default.)
@@ -8,8 +8,6 @@ normal pytest run, with --impl=solution, the default.)
 
 from __future__ import annotations
 
-import ast
-import difflib
 import os
 import subprocess
 import sys
@@ -19,7 +17,7 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
-from practice.conftest import caught_by
+from practice.conftest import caught_by, patched_solution
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -41,7 +39,7 @@ def ident(folder):
 
 
 def wrong_files(folder):
-    return sorted((folder / "wrong").glob("*.py"))
+    return sorted((folder / "wrong").glob("*.diff"))
 
 
 WRONG = [path for folder in PROBLEMS for path in wrong_files(folder)]
@@ -149,32 +147,27 @@ def wrong_outcomes(tmp_path_factory):
     report = tmp_path_factory.mktemp("wrong") / "junit.xml"
     outcomes = defaultdict(lambda: defaultdict(set))
     for folder, impl, name, kinds in run_practice_tests("wrong", report):
-        outcomes[folder / f"{impl}.py"][name.split("[", 1)[0]] |= kinds or {"passed"}
+        outcomes[folder / f"{impl}.diff"][name.split("[", 1)[0]] |= kinds or {"passed"}
     return outcomes
 
 
-def code_lines(path):
-    """The file's lines after its module docstring."""
-    source = path.read_text(encoding="utf-8")
-    body = ast.parse(source).body
-    start = body[1].lineno - 1 if body and isinstance(body[0], ast.Expr) and len(body) > 1 else 0
-    return source.splitlines()[start:]
+def changed_lines(path):
+    """The lines a wrong solution's patch removes or adds."""
+    patch = path.read_text(encoding="utf-8")
+    body = patch[patch.index("\n--- ") + 1 :].splitlines()
+    return [line for line in body if line[:1] in "+-" and line[:3] not in ("+++", "---")]
 
 
 @pytest.mark.xdist_group("wrong")
 @pytest.mark.parametrize("path", WRONG, ids=wrong_ident)
 def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
     mistake, named = caught_by(path)
-    assert mistake, f"{wrong_ident(path)}: the docstring's first line must state the mistake"
-    assert named, f"{wrong_ident(path)}: the docstring needs a line 'Caught by: test_a, test_b'"
-    long = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > 79]
-    assert not long, f"{wrong_ident(path)}: lines longer than 79 columns: {long}"
-    solution = code_lines(path.parent.parent / "solution.py")
-    changed = [
-        line
-        for line in difflib.unified_diff(solution, code_lines(path), lineterm="", n=0)
-        if line[:1] in "+-" and line[:3] not in ("+++", "---")
-    ]
+    assert mistake, f"{wrong_ident(path)}: the header's first line must state the mistake"
+    assert named, f"{wrong_ident(path)}: the header needs a line 'Caught by: test_a, test_b'"
+    patched = patched_solution(path).splitlines()
+    long = [n for n, line in enumerate(patched, 1) if len(line) > 79]
+    assert not long, f"{wrong_ident(path)}: lines longer than 79 columns once applied: {long}"
+    changed = changed_lines(path)
     assert 0 < len(changed) <= MAX_CHANGED_LINES, (
         f"{wrong_ident(path)}: {len(changed)} changed lines against solution.py; a wrong solution "
         f"is the solution with one mistake"
