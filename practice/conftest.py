@@ -23,6 +23,16 @@ from pathlib import Path
 
 import pytest
 
+from practice._check import REQUIREMENT_MARKER, use_profiles
+
+# Hypothesis's examples: the large profile in the suite; ``make check`` and the wrong-solution
+# run choose the small one with --hypothesis-profile=small.
+use_profiles("large")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", REQUIREMENT_MARKER)
+
 
 def patched_solution(diff: Path) -> str:
     """The text of ``solution.py`` beside ``diff``'s folder with the patch ``diff`` applied.

@@ -8,6 +8,7 @@ normal pytest run, with --impl=solution, the default.)
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
-from practice.conftest import caught_by, patched_solution
+from practice._check import requirements
+from practice.conftest import breaks, caught_by, patched_solution
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -67,6 +69,7 @@ def run_practice_tests(impl, report):
             "pytest",
             str(PRACTICE),
             f"--impl={impl}",
+            "--hypothesis-profile=small",
             "-q",
             "-n",
             inner_workers(),
@@ -107,6 +110,71 @@ def test_problem_is_complete(folder):
     assert f"\n{name}\n" in (section / "index.md").read_text(encoding="utf-8"), "not in the section toctree"
     starter = (folder / "starter.py").read_text(encoding="utf-8")
     assert "NotImplementedError" in starter
+
+
+def statement(folder):
+    return folder.parent / f"{folder.name}.md"
+
+
+def named_requirements(test_file):
+    """{test function: the numbers on its ``@pytest.mark.requirement(...)``} for every test of a
+    problem's test file (read from its source: nothing is imported)."""
+    tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            found[node.name] = sorted(
+                arg.value
+                for decorator in node.decorator_list
+                if isinstance(decorator, ast.Call)
+                and ast.unparse(decorator.func).endswith("mark.requirement")
+                for arg in decorator.args
+                if isinstance(arg, ast.Constant)
+            )
+    return found
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_every_requirement_is_tested_and_every_test_names_one(folder):
+    """The statement numbers its requirements 1, 2, ...; each test names the ones it checks."""
+    numbered = requirements(statement(folder))
+    assert numbered, (
+        f"{ident(folder)}.md: no numbered requirements (a paragraph starting 'The tests check each "
+        f"requirement below', then an ordered list)"
+    )
+    assert list(numbered) == list(range(1, len(numbered) + 1)), (
+        f"{ident(folder)}.md: requirements must be numbered 1, 2, ... in order, found {list(numbered)}"
+    )
+    tests = named_requirements(folder / f"test_{folder.name}.py")
+    naming_none = [name for name, numbers in tests.items() if not numbers]
+    assert not naming_none, f"{ident(folder)}: tests naming no requirement: {naming_none}"
+    unknown = {name: n for name, numbers in tests.items() for n in numbers if n not in numbered}
+    assert not unknown, f"{ident(folder)}: tests naming requirements the statement lacks: {unknown}"
+    untested = sorted(set(numbered) - {n for numbers in tests.values() for n in numbers})
+    assert not untested, f"{ident(folder)}: requirements no test names: {untested}"
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_every_requirement_is_broken_by_a_kept_wrong_solution(folder):
+    """Each requirement has a wrong solution that breaks it alone, caught by a test that names it
+    (test_wrong_solution_fails_the_tests_it_names proves that the named tests fail)."""
+    numbered = requirements(statement(folder))
+    tests = named_requirements(folder / f"test_{folder.name}.py")
+    shown = set()
+    for path in wrong_files(folder):
+        broken = breaks(path)
+        assert broken, f"{wrong_ident(path)}: the header needs a line 'Breaks: <requirement numbers>'"
+        unknown = [n for n in broken if n not in numbered]
+        assert not unknown, f"{wrong_ident(path)}: 'Breaks' names requirements the statement lacks: {unknown}"
+        catching = [name for name in caught_by(path)[1] if set(tests.get(name, [])) & set(broken)]
+        assert catching, (
+            f"{wrong_ident(path)}: no test on its 'Caught by' line names a requirement it breaks {broken}"
+        )
+        shown |= {n for name in catching for n in set(tests[name]) & set(broken)}
+    unbroken = sorted(set(numbered) - shown)
+    assert not unbroken, (
+        f"{ident(folder)}: no kept wrong solution breaks (and is caught on) requirements {unbroken}"
+    )
 
 
 @pytest.fixture(scope="module")
