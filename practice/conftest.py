@@ -145,7 +145,7 @@ def pytest_configure(config):
     """Register the ``requirement`` marker (``@pytest.mark.requirement(2, 5)``: the numbers of the
     statement's requirements a test checks) and the Hypothesis profiles: ``small`` (deterministic,
     few examples: ``make check`` and the wrong-solution runs) and ``large`` (the suite)."""
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     config.addinivalue_line(
         "markers",
@@ -153,6 +153,8 @@ def pytest_configure(config):
     )
     common = dict(
         deadline=None,
+        # no "explain" phase: it reruns a failing property many times (one JAX compile each)
+        phases=[p for p in Phase if p is not Phase.explain],
         derandomize=True,
         database=None,
         # ``impl`` is function-scoped but the same module for every example
