@@ -74,7 +74,7 @@ def use_profiles(name: str) -> None:
     The ``impl`` fixture is function-scoped but only hands out an imported module, the same for
     every example: Hypothesis's check against function-scoped fixtures does not apply."""
     try:
-        from hypothesis import HealthCheck, settings
+        from hypothesis import HealthCheck, Phase, settings
     except ImportError:  # a problem without properties runs without Hypothesis
         return
     for profile, examples in PROFILES.items():
@@ -83,6 +83,8 @@ def use_profiles(name: str) -> None:
             max_examples=examples,
             derandomize=True,
             deadline=None,
+            # no "explain" phase: it reruns a failing property many times (a JAX compile each)
+            phases=[phase for phase in Phase if phase is not Phase.explain],
             database=None,
             suppress_health_check=[
                 HealthCheck.too_slow,
