@@ -281,7 +281,7 @@ def requirement_cells(problem: Path, root: Path) -> list[dict]:
     if not numbered:
         return []
     listed = "\n".join(f"{n}. {sentence}" for n, sentence in numbered.items())
-    text = f"{REQUIREMENTS_INTRO}:\n\n{listed}\n"
+    text = f"The tests {REQUIREMENTS_INTRO}:\n\n{listed}\n"
     page = (problem.parent / f"{problem.name}.md").relative_to(root).as_posix()
     return [code(f"%%writefile {page}\n{text}", "check")]
 

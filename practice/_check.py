@@ -18,8 +18,9 @@ SOLVED = "solved: every test passes"
 NOT_YET = "not yet"
 ERROR = "ERROR: the tests did not run (see above)"
 _loads = itertools.count()
-#: The sentence that opens a statement's numbered requirements, on its page.
-REQUIREMENTS_INTRO = "The tests check each requirement below"
+#: The words that end the paragraph before a statement's numbered requirements, on its page
+#: ("The tests check each requirement below; ...").
+REQUIREMENTS_INTRO = "check each requirement below"
 #: How a test names the requirements it checks: ``@pytest.mark.requirement(2, 5)``.
 REQUIREMENT_MARKER = (
     "requirement(*numbers): the statement's requirements this test checks"
@@ -32,7 +33,7 @@ PROFILES = {"small": 12, "large": 60}
 def requirements(page: Path) -> dict[int, str]:
     """The numbered requirements on a statement page: {number: sentence}, in page order.
 
-    They are the ordered list right after the paragraph that starts with REQUIREMENTS_INTRO (an
+    They are the ordered list right after the paragraph that holds REQUIREMENTS_INTRO (an
     item may wrap onto indented lines); {} when the page has none."""
     text = page.read_text(encoding="utf-8")
     start = text.find(REQUIREMENTS_INTRO)

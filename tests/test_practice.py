@@ -139,7 +139,7 @@ def test_every_requirement_is_tested_and_every_test_names_one(folder):
     """The statement numbers its requirements 1, 2, ...; each test names the ones it checks."""
     numbered = requirements(statement(folder))
     assert numbered, (
-        f"{ident(folder)}.md: no numbered requirements (a paragraph starting 'The tests check each "
+        f"{ident(folder)}.md: no numbered requirements (a paragraph with 'The tests check each "
         f"requirement below', then an ordered list)"
     )
     assert list(numbered) == list(range(1, len(numbered) + 1)), (
