@@ -35,6 +35,7 @@ def point_pairs(draw):
 @given(point_pairs())
 @example((np.float32([1, 2, 3]), np.float32([1, 2, 3])))
 @example((np.float32([0.5, -1]), np.float32([0.5 + 2e-6, -1 - 1e-6])))
+@example((np.float32([1]), np.float32([1 + 2**-22])))  # 2.4e-7 apart
 @example((np.float32([1, 1]), np.float32([0, 0])))
 def test_euclidean_matches_float64(impl, case):
     x, y = case
