@@ -150,29 +150,3 @@ def impl(request):
     request.node.user_properties.append(("impl", which))
     return load_impl(Path(request.path).parent, which)
 
-
-def pytest_configure(config):
-    """Register the ``requirement`` marker (``@pytest.mark.requirement(2, 5)``: the numbers of the
-    statement's requirements a test checks) and the Hypothesis profiles: ``small`` (deterministic,
-    few examples: ``make check`` and the wrong-solution runs) and ``large`` (the suite)."""
-    from hypothesis import HealthCheck, Phase, settings
-
-    config.addinivalue_line(
-        "markers",
-        "requirement(*numbers): the statement's requirements a practice test checks",
-    )
-    common = dict(
-        deadline=None,
-        # no "explain" phase: it reruns a failing property many times (one JAX compile each)
-        phases=[p for p in Phase if p is not Phase.explain],
-        derandomize=True,
-        database=None,
-        # ``impl`` is function-scoped but the same module for every example
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.function_scoped_fixture,
-        ],
-    )
-    settings.register_profile("small", max_examples=10, **common)
-    settings.register_profile("large", max_examples=40, **common)
-    settings.load_profile("small")
