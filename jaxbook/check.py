@@ -100,11 +100,12 @@ def main(argv=None) -> int:
         print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
         print(f"ERROR  {shown}: fix the error above, then run the check again")
         return 1
-    summary = Summary()
+    summary = Summary(folder.parent / f"{folder.name}.md")
     code = pytest.main(
         [
             str(folder),
             f"--impl={args.impl}",
+            "--hypothesis-profile=small",
             "-q",
             "--tb=short",
             "-n",

@@ -47,6 +47,7 @@ from pathlib import Path
 from jaxbook import book_root, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import parse_declaration
+from practice._check import REQUIREMENTS_INTRO, requirements
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
 #: modules are listed under their own name.
@@ -292,7 +293,24 @@ def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
         "one line per test and a verdict, as `make check` does in the repository."
     )
     run = f'from practice._check import check\n\ncheck("{problem.name}.py", "{rel}")'
-    return [markdown(intro), *helper_cells(files, root, "check"), code(run, "check")]
+    return [
+        markdown(intro),
+        *helper_cells(files, root, "check"),
+        *requirement_cells(problem, root),
+        code(run, "check"),
+    ]
+
+
+def requirement_cells(problem: Path, root: Path) -> list[dict]:
+    """The statement's numbered requirements, written where the check looks for them, so that a
+    failing test is reported with their sentences (as ``make check`` does); none if it has none."""
+    numbered = requirements(problem.parent / f"{problem.name}.md")
+    if not numbered:
+        return []
+    listed = "\n".join(f"{n}. {sentence}" for n, sentence in numbered.items())
+    text = f"The tests {REQUIREMENTS_INTRO}:\n\n{listed}\n"
+    page = (problem.parent / f"{problem.name}.md").relative_to(root).as_posix()
+    return [code(f"%%writefile {page}\n{text}", "check")]
 
 
 # -- Markdown: MyST directives to what Jupyter renders --------------------------------------------

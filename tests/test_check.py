@@ -133,3 +133,40 @@ def test_passes(impl):
     assert ["FAIL", "test_fails"] in lines, result.stdout
     assert ["PASS", "test_passes"] in lines, result.stdout
     assert "1/3 tests pass: not yet (1 could not be set up: ERROR)" in result.stdout
+
+
+def test_a_failed_requirement_is_shown_with_its_sentence_and_smallest_counterexample(tmp_path):
+    """The learner's report: a failing test names the requirements it checks, with their sentences
+    from the statement page, and Hypothesis's smallest failing example (the small profile)."""
+    tests = """import pytest
+from hypothesis import given, strategies as st
+
+
+@pytest.mark.requirement(2)
+@given(st.integers(0, 1000))
+def test_stays_below_the_limit(impl, n):
+    assert impl.answer(n) < 100
+
+
+@pytest.mark.requirement(1)
+def test_zero(impl):
+    assert impl.answer(0) == 0
+"""
+    practice = toy_problem(tmp_path, "def answer(n):\n    return n\n", tests)
+    (practice / "toys" / "toy_problem.md").write_text(
+        "# Toy\n\nThe tests check each requirement below; `make check` names the number of any that "
+        "fails.\n\n1. `answer(0)` is 0.\n2. The answer stays below 100\n   for every input.\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = result.stdout[result.stdout.index("FAIL") :]
+    assert "requirement 2: The answer stays below 100 for every input." in report, result.stdout
+    assert "requirement 1" not in report  # its test passed
+    assert "test_stays_below_the_limit(\n" in report and "n=100," in report, result.stdout

@@ -1,6 +1,6 @@
 """The study plan's tests bite: every untouched starter fails every one of its problem's tests,
-and every kept wrong solution (``practice/<section>/<problem>/wrong/<mistake>.py``) fails the tests
-its docstring names.
+and every kept wrong solution (``practice/<section>/<problem>/wrong/<mistake>.diff``, a patch to the
+problem's ``solution.py``) applies and fails the tests its header names.
 
 (The same tests pass against every reference solution: they are collected from practice/ by the
 normal pytest run, with --impl=solution, the default.)
@@ -9,7 +9,6 @@ normal pytest run, with --impl=solution, the default.)
 from __future__ import annotations
 
 import ast
-import difflib
 import os
 import subprocess
 import sys
@@ -19,7 +18,8 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
-from practice.conftest import caught_by
+from practice._check import requirements
+from practice.conftest import breaks, caught_by, patched_solution
 from tests import verdicts
 
 PRACTICE = ROOT / "practice"
@@ -42,7 +42,7 @@ def ident(folder):
 
 
 def wrong_files(folder):
-    return sorted((folder / "wrong").glob("*.py"))
+    return sorted((folder / "wrong").glob("*.diff"))
 
 
 WRONG = [path for folder in PROBLEMS for path in wrong_files(folder)]
@@ -70,6 +70,7 @@ def run_practice_tests(impl, report):
             "pytest",
             str(PRACTICE),
             f"--impl={impl}",
+            "--hypothesis-profile=small",
             "-q",
             "-n",
             inner_workers(),
@@ -112,6 +113,71 @@ def test_problem_is_complete(folder):
     assert "NotImplementedError" in starter
 
 
+def statement(folder):
+    return folder.parent / f"{folder.name}.md"
+
+
+def named_requirements(test_file):
+    """{test function: the numbers on its ``@pytest.mark.requirement(...)``} for every test of a
+    problem's test file (read from its source: nothing is imported)."""
+    tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            found[node.name] = sorted(
+                arg.value
+                for decorator in node.decorator_list
+                if isinstance(decorator, ast.Call)
+                and ast.unparse(decorator.func).endswith("mark.requirement")
+                for arg in decorator.args
+                if isinstance(arg, ast.Constant)
+            )
+    return found
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_every_requirement_is_tested_and_every_test_names_one(folder):
+    """The statement numbers its requirements 1, 2, ...; each test names the ones it checks."""
+    numbered = requirements(statement(folder))
+    assert numbered, (
+        f"{ident(folder)}.md: no numbered requirements (a paragraph with 'The tests check each "
+        f"requirement below', then an ordered list)"
+    )
+    assert list(numbered) == list(range(1, len(numbered) + 1)), (
+        f"{ident(folder)}.md: requirements must be numbered 1, 2, ... in order, found {list(numbered)}"
+    )
+    tests = named_requirements(folder / f"test_{folder.name}.py")
+    naming_none = [name for name, numbers in tests.items() if not numbers]
+    assert not naming_none, f"{ident(folder)}: tests naming no requirement: {naming_none}"
+    unknown = {name: n for name, numbers in tests.items() for n in numbers if n not in numbered}
+    assert not unknown, f"{ident(folder)}: tests naming requirements the statement lacks: {unknown}"
+    untested = sorted(set(numbered) - {n for numbers in tests.values() for n in numbers})
+    assert not untested, f"{ident(folder)}: requirements no test names: {untested}"
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_every_requirement_is_broken_by_a_kept_wrong_solution(folder):
+    """Each requirement has a wrong solution that breaks it alone, caught by a test that names it
+    (test_wrong_solution_fails_the_tests_it_names proves that the named tests fail)."""
+    numbered = requirements(statement(folder))
+    tests = named_requirements(folder / f"test_{folder.name}.py")
+    shown = set()
+    for path in wrong_files(folder):
+        broken = breaks(path)
+        assert broken, f"{wrong_ident(path)}: the header needs a line 'Breaks: <requirement numbers>'"
+        unknown = [n for n in broken if n not in numbered]
+        assert not unknown, f"{wrong_ident(path)}: 'Breaks' names requirements the statement lacks: {unknown}"
+        catching = [name for name in caught_by(path)[1] if set(tests.get(name, [])) & set(broken)]
+        assert catching, (
+            f"{wrong_ident(path)}: no test on its 'Caught by' line names a requirement it breaks {broken}"
+        )
+        shown |= {n for name in catching for n in set(tests[name]) & set(broken)}
+    unbroken = sorted(set(numbered) - shown)
+    assert not unbroken, (
+        f"{ident(folder)}: no kept wrong solution breaks (and is caught on) requirements {unbroken}"
+    )
+
+
 @pytest.fixture(scope="module")
 def starter_outcomes(tmp_path_factory):
     """Run every problem's tests against its starter once; outcomes grouped by problem folder."""
@@ -151,16 +217,15 @@ def wrong_outcomes(tmp_path_factory):
     report = tmp_path_factory.mktemp("wrong") / "junit.xml"
     outcomes = defaultdict(lambda: defaultdict(set))
     for folder, impl, name, kinds in run_practice_tests("wrong", report):
-        outcomes[folder / f"{impl}.py"][name.split("[", 1)[0]] |= kinds or {"passed"}
+        outcomes[folder / f"{impl}.diff"][name.split("[", 1)[0]] |= kinds or {"passed"}
     return outcomes
 
 
-def code_lines(path):
-    """The file's lines after its module docstring."""
-    source = path.read_text(encoding="utf-8")
-    body = ast.parse(source).body
-    start = body[1].lineno - 1 if body and isinstance(body[0], ast.Expr) and len(body) > 1 else 0
-    return source.splitlines()[start:]
+def changed_lines(path):
+    """The lines a wrong solution's patch removes or adds."""
+    patch = path.read_text(encoding="utf-8")
+    body = patch[patch.index("\n--- ") + 1 :].splitlines()
+    return [line for line in body if line[:1] in "+-" and line[:3] not in ("+++", "---")]
 
 
 @pytest.mark.xdist_group("wrong")
@@ -168,16 +233,12 @@ def code_lines(path):
 @pytest.mark.parametrize("path", WRONG, ids=wrong_ident)
 def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
     mistake, named = caught_by(path)
-    assert mistake, f"{wrong_ident(path)}: the docstring's first line must state the mistake"
-    assert named, f"{wrong_ident(path)}: the docstring needs a line 'Caught by: test_a, test_b'"
-    long = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if len(line) > 79]
-    assert not long, f"{wrong_ident(path)}: lines longer than 79 columns: {long}"
-    solution = code_lines(path.parent.parent / "solution.py")
-    changed = [
-        line
-        for line in difflib.unified_diff(solution, code_lines(path), lineterm="", n=0)
-        if line[:1] in "+-" and line[:3] not in ("+++", "---")
-    ]
+    assert mistake, f"{wrong_ident(path)}: the header's first line must state the mistake"
+    assert named, f"{wrong_ident(path)}: the header needs a line 'Caught by: test_a, test_b'"
+    patched = patched_solution(path).splitlines()
+    long = [n for n, line in enumerate(patched, 1) if len(line) > 79]
+    assert not long, f"{wrong_ident(path)}: lines longer than 79 columns once applied: {long}"
+    changed = changed_lines(path)
     assert 0 < len(changed) <= MAX_CHANGED_LINES, (
         f"{wrong_ident(path)}: {len(changed)} changed lines against solution.py; a wrong solution "
         f"is the solution with one mistake"

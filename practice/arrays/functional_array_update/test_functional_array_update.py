@@ -1,8 +1,15 @@
 """Tests for Functional Array Update."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+DTYPES = [jnp.int32, jnp.float32, jnp.bfloat16, jnp.float16]
+BORDER_SHAPES = [(1, 1), (1, 4), (4, 1), (3, 5)]
+ROW_SHAPES = [(5,), (1, 3), (4, 3), (5, 2, 3)]
 
 
 def np_set_border(x, value):
@@ -14,6 +21,63 @@ def np_set_border(x, value):
     return out
 
 
+def small_ints(shape):
+    """Integer-valued arrays: exact in every dtype of DTYPES."""
+    return hnp.arrays(np.int32, shape, elements=st.integers(-100, 100))
+
+
+@st.composite
+def border_cases(draw):
+    shape = draw(st.sampled_from(BORDER_SHAPES))
+    return draw(small_ints(shape)), draw(st.sampled_from(DTYPES))
+
+
+@st.composite
+def swap_cases(draw):
+    shape = draw(st.sampled_from(ROW_SHAPES))
+    x = draw(small_ints(shape))
+    i = draw(st.integers(0, shape[0] - 1))
+    j = draw(st.integers(0, shape[0] - 1))
+    return x, draw(st.sampled_from(DTYPES)), i, j
+
+
+@st.composite
+def scatter_cases(draw):
+    """n bins, indices in [-3, n + 3), integer-valued float32 weights."""
+    n = draw(st.sampled_from([1, 3, 7]))
+    m = draw(st.sampled_from([1, 6, 13]))
+    indices = draw(hnp.arrays(np.int32, m, elements=st.integers(-3, n + 2)))
+    weights = draw(
+        hnp.arrays(np.float32, m, elements=st.integers(-50, 50).map(float))
+    )
+    return n, indices, weights
+
+
+def bincount(n, indices, weights):
+    """The oracle: a float64 loop over the weights."""
+    out = np.zeros(n)
+    for k, w in zip(indices, weights):
+        if 0 <= k < n:
+            out[k] += w
+    return out
+
+
+@pytest.mark.requirement(1, 2)
+@given(border_cases(), st.integers(-9, 9))
+@example((np.arange(4, dtype=np.int32).reshape(1, 4), jnp.int32), 9)
+@example((np.arange(4, dtype=np.int32).reshape(4, 1), jnp.float32), -1)
+@example((np.arange(4, dtype=np.int32).reshape(2, 2), jnp.int32), 7)
+def test_set_border_matches_numpy(impl, case, value):
+    x, dtype = case
+    value = value if dtype == jnp.int32 else float(value)
+    out = impl.set_border(jnp.asarray(x, dtype), value)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(
+        np.asarray(out, np.float64), np_set_border(x, value)
+    )
+
+
+@pytest.mark.requirement(1, 2)
 def test_set_border_values(impl):
     x = jnp.arange(20.0).reshape(4, 5)
     out = impl.set_border(x, -1.0)
@@ -30,6 +94,7 @@ def test_set_border_values(impl):
     assert out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(2)
 def test_set_border_leaves_input_unchanged(impl):
     x = jnp.arange(12).reshape(3, 4)
     before = np.asarray(x).copy()
@@ -38,6 +103,7 @@ def test_set_border_leaves_input_unchanged(impl):
     assert out.dtype == x.dtype
 
 
+@pytest.mark.requirement(1, 2)
 def test_set_border_thin_and_random_shapes(impl):
     rng = np.random.default_rng(0)
     for shape in [(1, 1), (1, 4), (4, 1), (2, 2), (3, 7), (6, 3)]:
@@ -49,12 +115,39 @@ def test_set_border_thin_and_random_shapes(impl):
         assert out.dtype == jnp.int32
 
 
+@pytest.mark.requirement(3)
 def test_set_border_jits(impl):
     x = jnp.ones((3, 3))
     out = jax.jit(impl.set_border)(x, 5.0)
     np.testing.assert_array_equal(out, [[5, 5, 5], [5, 1, 5], [5, 5, 5]])
 
 
+@pytest.mark.requirement(4, 5)
+@given(swap_cases())
+@example((np.arange(6, dtype=np.int32).reshape(3, 2), jnp.int32, 1, 1))
+@example((np.arange(5, dtype=np.int32), jnp.bfloat16, 0, 4))
+def test_swap_rows_matches_numpy(impl, case):
+    x, dtype, i, j = case
+    expected = x.copy()
+    expected[[i, j]] = expected[[j, i]]
+    out = impl.swap_rows(jnp.asarray(x, dtype), i, j)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
+
+
+@pytest.mark.requirement(6)
+@given(swap_cases())
+def test_swap_rows_traced_matches_numpy(impl, case):
+    x, dtype, i, j = case
+    expected = x.copy()
+    expected[[i, j]] = expected[[j, i]]
+    out = jax.jit(impl.swap_rows)(
+        jnp.asarray(x, dtype), jnp.int32(i), jnp.int32(j)
+    )
+    np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
+
+
+@pytest.mark.requirement(4)
 def test_swap_rows_values(impl):
     x = jnp.arange(12).reshape(4, 3)
     out = impl.swap_rows(x, 0, 2)
@@ -66,6 +159,7 @@ def test_swap_rows_values(impl):
     )  # input untouched
 
 
+@pytest.mark.requirement(4, 5)
 def test_swap_rows_same_index_and_higher_rank(impl):
     rng = np.random.default_rng(1)
     x = jnp.asarray(rng.normal(size=(5, 2, 3)).astype(np.float32))
@@ -74,6 +168,7 @@ def test_swap_rows_same_index_and_higher_rank(impl):
     np.testing.assert_array_equal(impl.swap_rows(x, 4, 1), expected)
 
 
+@pytest.mark.requirement(6)
 def test_swap_rows_traced_indices(impl):
     x = jnp.arange(10.0).reshape(5, 2)
     swap = jax.jit(impl.swap_rows)
@@ -85,6 +180,29 @@ def test_swap_rows_traced_indices(impl):
         )
 
 
+@pytest.mark.requirement(7, 8, 9, 11)
+@given(scatter_cases())
+@example((3, np.array([2, 2, 0], np.int32), np.float32([1, 2, 4])))
+@example((3, np.array([-1, 1], np.int32), np.float32([8, 1])))
+@example((1, np.array([1, 0], np.int32), np.float32([8, 1])))
+def test_scatter_add_matches_loop(impl, case):
+    n, indices, weights = case
+    out = impl.scatter_add(n, jnp.asarray(indices), jnp.asarray(weights))
+    assert out.shape == (n,) and out.dtype == jnp.float32
+    np.testing.assert_allclose(out, bincount(n, indices, weights))
+
+
+@pytest.mark.requirement(10)
+@given(scatter_cases(), st.sampled_from([np.inf, -np.inf, np.nan]))
+@example((3, np.array([-1, 1, 3], np.int32), np.float32([1, 2, 4])), np.inf)
+def test_scatter_add_ignored_weights_do_not_leak(impl, case, bad):
+    n, indices, weights = case
+    weights = np.where((indices < 0) | (indices >= n), bad, weights)
+    out = impl.scatter_add(n, jnp.asarray(indices), jnp.asarray(weights))
+    np.testing.assert_allclose(out, bincount(n, indices, weights))
+
+
+@pytest.mark.requirement(7, 11)
 def test_scatter_add_repeated_indices(impl):
     indices = jnp.array([0, 2, 2, 2, 1, 0], dtype=jnp.int32)
     weights = jnp.array([1.0, 10.0, 20.0, 30.0, 5.0, 2.0])
@@ -93,6 +211,7 @@ def test_scatter_add_repeated_indices(impl):
     assert out.shape == (4,) and out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(8, 9)
 def test_scatter_add_ignores_out_of_range(impl):
     indices = jnp.array([-1, 0, 3, 4, 7, -4, 1], dtype=jnp.int32)
     weights = jnp.array([100.0, 1.0, 2.0, 300.0, 400.0, 500.0, 4.0])
@@ -101,6 +220,7 @@ def test_scatter_add_ignores_out_of_range(impl):
     )
 
 
+@pytest.mark.requirement(7, 8, 9, 12)
 def test_scatter_add_random_matches_numpy(impl):
     rng = np.random.default_rng(2)
     n = 7

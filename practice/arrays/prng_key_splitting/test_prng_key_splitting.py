@@ -4,6 +4,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import example, given, strategies as st
+
+SEEDS = st.integers(0, 2**31 - 1)
 
 
 @pytest.fixture(autouse=True)
@@ -13,6 +16,67 @@ def check_key_reuse():
         yield
 
 
+def recipe_mlp(seed, sizes):
+    """The docstring's recipe, step by step: the oracle for init_mlp."""
+    layer_keys = jax.random.split(jax.random.key(seed), len(sizes) - 1)
+    params = []
+    for k, d_in, d_out in zip(layer_keys, sizes[:-1], sizes[1:]):
+        w_key, b_key = jax.random.split(k)
+        w = np.asarray(jax.random.normal(w_key, (d_in, d_out))) / np.sqrt(d_in)
+        params.append(
+            (w, 0.01 * np.asarray(jax.random.normal(b_key, (d_out,))))
+        )
+    return params
+
+
+@pytest.mark.requirement(1, 2, 3)
+@given(SEEDS, st.lists(st.sampled_from([1, 3, 4]), min_size=2, max_size=4))
+@example(0, [1, 1])
+@example(0, [3, 1, 4])
+def test_init_mlp_matches_recipe(impl, seed, sizes):
+    params = impl.init_mlp(jax.random.key(seed), sizes)
+    expected = recipe_mlp(seed, sizes)
+    assert len(params) == len(expected)
+    for (w, b), (w_ref, b_ref) in zip(params, expected):
+        assert w.shape == w_ref.shape and b.shape == b_ref.shape
+        assert w.dtype == jnp.float32 and b.dtype == jnp.float32
+        np.testing.assert_allclose(w, w_ref, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(b, b_ref, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.requirement(4, 5)
+@given(
+    SEEDS,
+    st.sampled_from([(), (1,), (3, 1), (2, 5)]),
+    st.sampled_from([0.0, 0.25, 0.5, 0.9]),
+)
+@example(0, (2, 5), 0.0)
+def test_dropout_matches_recipe(impl, seed, shape, rate):
+    x = np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    out = impl.dropout(jax.random.key(seed), jnp.asarray(x), rate)
+    keep = np.asarray(
+        jax.random.bernoulli(jax.random.key(seed), 1 - rate, shape)
+    )
+    assert out.shape == shape and out.dtype == jnp.float32
+    np.testing.assert_allclose(
+        out, np.where(keep, x / (1 - np.float64(rate)), 0.0), rtol=1e-6
+    )
+
+
+@pytest.mark.requirement(7, 8)
+@given(SEEDS, st.sampled_from([1, 2, 7]), st.integers(-3, 3).map(float))
+@example(0, 1, 2.0)
+def test_random_walk_matches_recipe(impl, seed, n_steps, start):
+    out = impl.random_walk(jax.random.key(seed), n_steps, start)
+    assert out.shape == (n_steps,) and out.dtype == jnp.float32
+    key, steps = jax.random.key(seed), []
+    for _ in range(n_steps):
+        key, subkey = jax.random.split(key)
+        steps.append(float(jax.random.normal(subkey, ())))
+    np.testing.assert_allclose(out, start + np.cumsum(steps), rtol=1e-5)
+
+
+@pytest.mark.requirement(1, 2)
 def test_init_mlp_follows_the_recipe(impl):
     sizes = (3, 5, 2)
     params = impl.init_mlp(jax.random.key(0), sizes)
@@ -34,6 +98,7 @@ def test_init_mlp_follows_the_recipe(impl):
         )
 
 
+@pytest.mark.requirement(3)
 def test_init_mlp_layers_are_independent(impl):
     params = impl.init_mlp(jax.random.key(1), [4, 4, 4, 4])
     ws = [np.asarray(w) for w, _ in params]
@@ -50,6 +115,7 @@ def test_init_mlp_layers_are_independent(impl):
         assert not np.allclose(bs[a] / 0.01, ws[a].ravel()[:4] * 2.0)
 
 
+@pytest.mark.requirement(1, 3)
 def test_init_mlp_scale_and_determinism(impl):
     ((w, b),) = impl.init_mlp(jax.random.key(2), (400, 300))
     assert abs(float(jnp.std(w)) - 1 / np.sqrt(400)) < 0.002
@@ -61,6 +127,7 @@ def test_init_mlp_scale_and_determinism(impl):
     assert not np.allclose(w, w_other)
 
 
+@pytest.mark.requirement(1)
 def test_init_mlp_under_jit(impl):
     init = jax.jit(impl.init_mlp, static_argnums=1)
     jitted = init(jax.random.key(4), (2, 3, 1))
@@ -70,6 +137,7 @@ def test_init_mlp_under_jit(impl):
         np.testing.assert_allclose(b1, b2, rtol=1e-6)
 
 
+@pytest.mark.requirement(4)
 def test_dropout_follows_the_recipe(impl):
     x = jnp.arange(1.0, 13.0).reshape(3, 4)
     out = impl.dropout(jax.random.key(5), x, 0.25)
@@ -80,6 +148,7 @@ def test_dropout_follows_the_recipe(impl):
     assert out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(4)
 def test_dropout_statistics(impl):
     x = jnp.ones((200, 50))
     out = np.asarray(impl.dropout(jax.random.key(6), x, 0.3))
@@ -89,6 +158,7 @@ def test_dropout_statistics(impl):
     assert abs(out.mean() - 1.0) < 0.03  # inverted dropout keeps the mean
 
 
+@pytest.mark.requirement(5, 6)
 def test_dropout_rate_zero_and_traced_rate(impl):
     x = jnp.linspace(-1.0, 1.0, 10)
     np.testing.assert_array_equal(impl.dropout(jax.random.key(7), x, 0.0), x)
@@ -97,6 +167,7 @@ def test_dropout_rate_zero_and_traced_rate(impl):
     assert abs(float(jnp.mean(out == 0.0)) - 0.5) < 0.06
 
 
+@pytest.mark.requirement(7)
 def test_random_walk_follows_the_recipe(impl):
     out = impl.random_walk(jax.random.key(9), 5, start=1.5)
     assert out.shape == (5,) and out.dtype == jnp.float32
@@ -108,6 +179,7 @@ def test_random_walk_follows_the_recipe(impl):
     np.testing.assert_allclose(out, expected, rtol=1e-5)
 
 
+@pytest.mark.requirement(8)
 def test_random_walk_steps_are_fresh(impl):
     out = np.asarray(impl.random_walk(jax.random.key(10), 300))
     steps = np.diff(np.concatenate([[0.0], out]))

@@ -18,5 +18,7 @@ def gqa_decode_step(
     valid = jnp.arange(max_len)[None, :] < lengths[:, None]  # (B, L)
     scores = jnp.where(valid[:, None, None, :], scores, -jnp.inf)
     weights = jax.nn.softmax(scores, axis=-1)  # (B, K, G, L)
-    out = jnp.einsum("bkgl,blkh->bkgh", weights, v_cache)
+    # zero weight times an inf or nan in a garbage row would still be nan
+    values = jnp.where(valid[:, :, None, None], v_cache, 0)
+    out = jnp.einsum("bkgl,blkh->bkgh", weights, values)
     return out.reshape(b, n, h).astype(q.dtype)

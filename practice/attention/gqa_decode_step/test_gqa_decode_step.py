@@ -4,6 +4,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import normal
 
@@ -33,6 +35,7 @@ def inputs(seed, n, kv, lengths=(3, 7)):
     return q, k, v, jnp.array(lengths, jnp.int32)
 
 
+@pytest.mark.requirement(1)
 @pytest.mark.parametrize("n,kv", [(8, 2), (6, 3), (4, 4), (4, 1)])
 def test_matches_naive_repeat_kv(impl, n, kv):
     q, k, v, lengths = inputs(0, n, kv)
@@ -43,6 +46,7 @@ def test_matches_naive_repeat_kv(impl, n, kv):
     )
 
 
+@pytest.mark.requirement(2)
 def test_matches_jax_nn_dot_product_attention(impl):
     q, k, v, lengths = inputs(1, 8, 2, lengths=(5, 2))
     out = impl.gqa_decode_step(q, k, v, lengths)
@@ -52,6 +56,7 @@ def test_matches_jax_nn_dot_product_attention(impl):
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.requirement(3)
 def test_length_one_returns_first_value_of_the_group(impl):
     q, k, v, _ = inputs(2, 6, 2)
     out = impl.gqa_decode_step(q, k, v, jnp.array([1, 1], jnp.int32))
@@ -61,6 +66,7 @@ def test_length_one_returns_first_value_of_the_group(impl):
         np.testing.assert_allclose(out[:, head], v[:, 0, head // 3], rtol=1e-6)
 
 
+@pytest.mark.requirement(4)
 def test_garbage_after_length_is_ignored(impl):
     q, k, v, lengths = inputs(3, 4, 2, lengths=(2, 4))
     out = impl.gqa_decode_step(q, k, v, lengths)
@@ -71,6 +77,7 @@ def test_garbage_after_length_is_ignored(impl):
     )
 
 
+@pytest.mark.requirement(7)
 def test_under_jit_with_traced_lengths(impl):
     q, k, v, _ = inputs(4, 8, 4)
     step = jax.jit(impl.gqa_decode_step)
@@ -98,9 +105,103 @@ def intermediate_sizes(jaxpr):
                     yield from intermediate_sizes(sub)
 
 
+@pytest.mark.requirement(8)
 def test_does_not_materialise_repeated_cache(impl):
     n, kv = 8, 2
     q, k, v, lengths = inputs(5, n, kv)
     closed = jax.make_jaxpr(impl.gqa_decode_step)(q, k, v, lengths)
     sizes = list(intermediate_sizes(closed))
     assert sizes and max(sizes) < B * L * n * H
+
+
+@pytest.mark.requirement(4)
+def test_non_finite_garbage_is_ignored(impl):
+    q, k, v, lengths = inputs(6, 4, 2, lengths=(2, 5))
+    out = impl.gqa_decode_step(q, k, v, lengths)
+    for bad in [np.inf, -np.inf, np.nan]:
+        k_bad = k.at[0, 2:].set(bad).at[1, 5:].set(bad)
+        v_bad = v.at[0, 2:].set(bad).at[1, 5:].set(bad)
+        np.testing.assert_allclose(
+            impl.gqa_decode_step(q, k_bad, v_bad, lengths),
+            out,
+            rtol=1e-6,
+            err_msg=f"{bad} in the rows past the lengths",
+        )
+
+
+@pytest.mark.requirement(5)
+def test_large_scores_are_stable(impl):
+    q, k, v, lengths = inputs(7, 8, 2)
+    q, k = 100 * q, 100 * k  # scores of order 1e4: exp overflows float32
+    out = impl.gqa_decode_step(q, k, v, lengths)
+    np.testing.assert_allclose(
+        out, naive_decode(q, k, v, lengths), rtol=1e-4, atol=1e-4
+    )
+
+
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("dtype", [jnp.bfloat16, jnp.float16])
+def test_keeps_the_dtype_of_q(impl, dtype):
+    q, k, v, lengths = (
+        x.astype(dtype) if x.dtype == jnp.float32 else x
+        for x in inputs(8, 6, 3)
+    )
+    out = impl.gqa_decode_step(q, k, v, lengths)
+    assert out.dtype == dtype and out.shape == q.shape
+    np.testing.assert_allclose(
+        np.asarray(out, np.float32),
+        naive_decode(q, k, v, lengths),
+        rtol=3e-2,
+        atol=3e-2,
+    )
+
+
+# (B, L, N, K, H): B = 1, L = 1, odd H, multi-query and multi-head
+SHAPES = [(1, 1, 4, 1, 3), (2, 5, 6, 3, 4), (3, 4, 8, 2, 2), (1, 3, 2, 2, 5)]
+DTYPES = {
+    "float32": jnp.float32,
+    "bfloat16": jnp.bfloat16,
+    "float16": jnp.float16,
+}
+TOL = {"float32": 1e-4, "bfloat16": 5e-2, "float16": 5e-3}
+
+
+@st.composite
+def decode_inputs(draw):
+    """q, k, v of one dtype, lengths in 1..L, garbage past each length."""
+    b, max_len, n, kv, h = draw(st.sampled_from(SHAPES))
+    dtype = draw(st.sampled_from(sorted(DTYPES)))
+    scale = draw(st.sampled_from([1.0, 100.0])) if dtype == "float32" else 1
+    unit = st.floats(-1, 1, width=32)
+    q, k, v = (
+        scale * draw(hnp.arrays(np.float32, shape, elements=unit))
+        for shape in [(b, n, h), (b, max_len, kv, h), (b, max_len, kv, h)]
+    )
+    lengths = np.array(
+        draw(st.lists(st.integers(1, max_len), min_size=b, max_size=b))
+    )
+    garbage = np.arange(max_len)[None, :] >= lengths[:, None]
+    fill = draw(st.sampled_from([1e4, np.inf, -np.inf, np.nan]))
+    k[garbage], v[garbage] = fill, fill
+    cast = [jnp.asarray(x, DTYPES[dtype]) for x in (q, k, v)]
+    return (*cast, jnp.asarray(lengths, jnp.int32))
+
+
+@pytest.mark.requirement(1, 4, 5, 6)
+@given(args=decode_inputs())
+@example(
+    args=(
+        jnp.ones((1, 4, 3)),
+        jnp.ones((1, 1, 1, 3)),
+        jnp.full((1, 1, 1, 3), 2.0),
+        jnp.array([1], jnp.int32),
+    )
+)
+def test_property_matches_float64_loop(impl, args):
+    q = args[0]
+    out = jax.jit(impl.gqa_decode_step)(*args)
+    assert out.shape == q.shape and out.dtype == q.dtype
+    tol = TOL[jnp.dtype(q.dtype).name]
+    np.testing.assert_allclose(
+        np.asarray(out, np.float64), naive_decode(*args), rtol=tol, atol=tol
+    )

@@ -3,8 +3,11 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
-from practice._testing import normal
+from practice._testing import all_primitives, normal
 
 NUM_PAGES, P, K, H = 10, 4, 2, 3
 
@@ -34,6 +37,7 @@ def np_write(pages, table, positions, kv):
     return pages
 
 
+@pytest.mark.requirement(1)
 def test_gather_matches_loop(impl):
     pages = pool()
     out = impl.gather_pages(pages, jnp.asarray(TABLE))
@@ -41,6 +45,7 @@ def test_gather_matches_loop(impl):
     np.testing.assert_array_equal(out, np_gather(pages, TABLE))
 
 
+@pytest.mark.requirement(1)
 def test_gather_hand_values(impl):
     # Page i holds the value 10 * i + slot everywhere: the gathered sequence reads the block table.
     pages = (10.0 * jnp.arange(5)[:, None] + jnp.arange(2)[None, :])[
@@ -52,6 +57,7 @@ def test_gather_hand_values(impl):
     )
 
 
+@pytest.mark.requirement(1)
 def test_shared_prefix_pages(impl):
     table = np.array(
         [[5, 2], [5, 8]], np.int32
@@ -61,6 +67,7 @@ def test_shared_prefix_pages(impl):
     np.testing.assert_array_equal(out, np_gather(pool(1), table))
 
 
+@pytest.mark.requirement(2)
 def test_gather_under_jit_traced_table(impl):
     pages = pool(2)
     f = jax.jit(impl.gather_pages)
@@ -70,6 +77,7 @@ def test_gather_under_jit_traced_table(impl):
         )
 
 
+@pytest.mark.requirement(4)
 def test_write_matches_loop_and_leaves_input(impl):
     pages = pool(3)
     before = np.array(pages)
@@ -88,6 +96,7 @@ def test_write_matches_loop_and_leaves_input(impl):
     np.testing.assert_array_equal(pages, before)
 
 
+@pytest.mark.requirement(5)
 def test_write_then_gather_round_trip_under_jit(impl):
     # Decode 12 tokens per sequence one at a time into empty pages, then read them back in order.
     tokens = normal(5, (2, 3 * P, K, H))
@@ -103,6 +112,7 @@ def test_write_then_gather_round_trip_under_jit(impl):
     )
 
 
+@pytest.mark.requirement(6)
 def test_write_casts_to_pool_dtype(impl):
     pages = jnp.zeros((NUM_PAGES, P, K, H), jnp.bfloat16)
     kv = jnp.ones((2, K, H), jnp.float32)
@@ -111,3 +121,97 @@ def test_write_casts_to_pool_dtype(impl):
     )
     assert out.dtype == jnp.bfloat16
     assert float(out.astype(jnp.float32).sum()) == 2 * K * H
+
+
+@pytest.mark.requirement(3)
+def test_gather_program_does_not_grow_with_the_table(impl):
+    def program_size(b, m):
+        table = jnp.zeros((b, m), jnp.int32)
+        jaxpr = jax.make_jaxpr(impl.gather_pages)(pool(), table)
+        return len(all_primitives(jaxpr.jaxpr))
+
+    assert program_size(1, 1) == program_size(6, 5), (
+        "the traced program grows with B or M: no Python loops"
+    )
+
+
+# (num_pages, P, K, H, B, M): single pages, slots and heads; odd sizes
+SHAPES = [(1, 1, 1, 1, 1, 1), (7, 3, 1, 2, 2, 3), (9, 2, 2, 1, 3, 2)]
+DTYPES = {
+    "float32": jnp.float32,
+    "bfloat16": jnp.bfloat16,
+    "float16": jnp.float16,
+}
+
+
+@st.composite
+def paged_inputs(draw):
+    """A pool whose unreferenced pages hold inf or nan, a block table with
+    distinct pages, one position below M * P per sequence, new tokens."""
+    n_pages, p, k, h, b, m = draw(st.sampled_from(SHAPES))
+    pages = draw(
+        hnp.arrays(
+            np.float32,
+            (n_pages, p, k, h),
+            elements=st.floats(-1e3, 1e3, width=32),
+        )
+    )
+    order = draw(st.permutations(range(n_pages)))
+    table = np.array(order[: b * m], np.int32).reshape(b, m)
+    unused = np.ones(n_pages, bool)
+    unused[table] = False
+    pages[unused] = draw(st.sampled_from([np.inf, -np.inf, np.nan]))
+    positions = np.array(
+        draw(st.lists(st.integers(0, m * p - 1), min_size=b, max_size=b)),
+        np.int32,
+    )
+    kv = draw(
+        hnp.arrays(
+            np.float32, (b, k, h), elements=st.floats(-1e3, 1e3, width=32)
+        )
+    )
+    dtype = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
+    return jnp.asarray(pages, dtype), table, positions, kv
+
+
+@pytest.mark.requirement(1, 4, 6, 7)
+@given(args=paged_inputs())
+@example(
+    args=(
+        jnp.array([[[[np.nan]]], [[[2.0]]]]),  # page 0 is not referenced
+        np.array([[1]], np.int32),
+        np.array([0], np.int32),
+        np.array([[[5.0]]], np.float32),
+    )
+)
+def test_property_matches_numpy_loops(impl, args):
+    pages, table, positions, kv = args
+    gathered = impl.gather_pages(pages, jnp.asarray(table))
+    np.testing.assert_array_equal(gathered, np_gather_any(pages, table))
+    out = impl.write_token(
+        pages, jnp.asarray(table), jnp.asarray(positions), kv
+    )
+    assert out.dtype == pages.dtype and out.shape == pages.shape
+    expected = np_write_any(pages, table, positions, kv.astype(pages.dtype))
+    np.testing.assert_array_equal(out, expected)
+
+
+def np_gather_any(pages, table):
+    """np_gather for any page size."""
+    p = pages.shape[1]
+    pages = np.asarray(pages)
+    return np.stack(
+        [
+            np.stack([pages[row[t // p], t % p] for t in range(len(row) * p)])
+            for row in table
+        ]
+    )
+
+
+def np_write_any(pages, table, positions, kv):
+    """np_write for any page size."""
+    p = pages.shape[1]
+    pages = np.array(pages)
+    for b, pos in enumerate(positions):
+        pages[table[b, pos // p], pos % p] = kv[b]
+    return pages

@@ -3,6 +3,9 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import normal
 
@@ -19,6 +22,7 @@ def np_rope(x, positions, base=10000.0):
     return np.concatenate([z.real, z.imag], axis=-1)
 
 
+@pytest.mark.requirement(1)
 def test_frequencies(impl):
     freqs = impl.rope_frequencies(8)
     assert freqs.shape == (4,) and freqs.dtype == jnp.float32
@@ -28,6 +32,7 @@ def test_frequencies(impl):
     )
 
 
+@pytest.mark.requirement(2)
 def test_hand_values(impl):
     # H = 4: frequencies 1 and 0.01. A unit vector on feature 0 at position 1 turns by 1 radian
     # into the plane of features (0, 2); one on feature 1 at position 100 also turns by 1 radian.
@@ -44,6 +49,7 @@ def test_hand_values(impl):
     )
 
 
+@pytest.mark.requirement(3)
 def test_position_zero_is_identity(impl):
     x = normal(0, (3, 2, 8))
     np.testing.assert_allclose(
@@ -51,6 +57,7 @@ def test_position_zero_is_identity(impl):
     )
 
 
+@pytest.mark.requirement(3)
 def test_matches_complex_reference(impl):
     x = normal(1, (5, 3, 16))
     positions = jnp.array([0, 3, 7, 100, 2047])
@@ -62,6 +69,7 @@ def test_matches_complex_reference(impl):
     )
 
 
+@pytest.mark.requirement(4)
 def test_preserves_norms(impl):
     x = normal(2, (6, 4, 8))
     out = impl.apply_rope(x, jnp.arange(6) * 13)
@@ -70,6 +78,7 @@ def test_preserves_norms(impl):
     )
 
 
+@pytest.mark.requirement(4)
 def test_dot_product_depends_only_on_relative_position(impl):
     q, k = normal(3, (1, 1, 8), (1, 1, 8))
 
@@ -90,6 +99,7 @@ def test_dot_product_depends_only_on_relative_position(impl):
     )  # the order matters: it is m - n, not |m - n|
 
 
+@pytest.mark.requirement(5)
 def test_rotations_compose(impl):
     x = normal(4, (4, 2, 8))
     m, n = jnp.array([1, 2, 3, 4]), jnp.array([10, 0, 5, 7])
@@ -101,6 +111,7 @@ def test_rotations_compose(impl):
     )
 
 
+@pytest.mark.requirement(6)
 def test_bfloat16_in_bfloat16_out(impl):
     x = normal(5, (3, 2, 8)).astype(jnp.bfloat16)
     out = impl.apply_rope(x, jnp.array([0, 1, 2]))
@@ -122,6 +133,7 @@ def test_bfloat16_in_bfloat16_out(impl):
     )
 
 
+@pytest.mark.requirement(7)
 def test_under_jit_with_traced_positions(impl):
     x = normal(6, (3, 2, 8))
     f = jax.jit(impl.apply_rope)
@@ -130,3 +142,55 @@ def test_under_jit_with_traced_positions(impl):
         np.testing.assert_allclose(
             f(x, positions), np_rope(x, positions), rtol=1e-4, atol=1e-5
         )
+
+
+@pytest.mark.requirement(1)
+@given(
+    head_dim=st.sampled_from([2, 6, 10, 64]),
+    base=st.sampled_from([100.0, 10000.0, 500000.0]),
+)
+def test_property_frequencies_match_float64(impl, head_dim, base):
+    freqs = impl.rope_frequencies(head_dim, base)
+    assert freqs.shape == (head_dim // 2,) and freqs.dtype == jnp.float32
+    expected = base ** (-2.0 * np.arange(head_dim // 2) / head_dim)
+    np.testing.assert_allclose(freqs, expected, rtol=1e-5)
+
+
+# (T, N, H): T = 1, N = 1, H = 2, T == N, H not a power of two
+SHAPES = [(1, 1, 2), (3, 3, 6), (4, 1, 4), (2, 5, 10)]
+DTYPES = {
+    "float32": jnp.float32,
+    "bfloat16": jnp.bfloat16,
+    "float16": jnp.float16,
+}
+TOL = {"float32": 1e-4, "bfloat16": 6e-2, "float16": 6e-3}
+
+
+@st.composite
+def rope_inputs(draw):
+    """x of one dtype with entries in [-4, 4], positions in 0..2047."""
+    t, n, h = draw(st.sampled_from(SHAPES))
+    dtype = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
+    x = draw(
+        hnp.arrays(np.float32, (t, n, h), elements=st.floats(-4, 4, width=32))
+    )
+    positions = draw(st.lists(st.integers(0, 2047), min_size=t, max_size=t))
+    return jnp.asarray(x, dtype), jnp.asarray(positions, jnp.int32)
+
+
+@pytest.mark.requirement(3, 6, 7)
+@given(args=rope_inputs())
+@example(
+    args=(
+        jnp.ones((3, 3, 6), jnp.bfloat16),
+        jnp.array([2047, 1, 0], jnp.int32),
+    )
+)
+def test_property_matches_complex_reference(impl, args):
+    x, positions = args
+    out = jax.jit(impl.apply_rope)(x, positions)
+    assert out.shape == x.shape and out.dtype == x.dtype
+    tol = TOL[jnp.dtype(x.dtype).name]
+    np.testing.assert_allclose(
+        np.asarray(out, np.float64), np_rope(x, positions), rtol=tol, atol=tol
+    )

@@ -1,8 +1,11 @@
 """Tests for Per-Example Gradients with vmap."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 
 def linear_loss(params, x, y):
@@ -35,6 +38,87 @@ def mlp_setup(seed, batch=5):
     return params, f32(batch, 3), f32(batch, 2)
 
 
+def floats(shape):
+    return hnp.arrays(np.float32, shape, elements=st.floats(-3, 3, width=32))
+
+
+@st.composite
+def linear_batches(draw):
+    """params {"w": (d,), "b": ()}, xs (B, d), ys (B,); B = 1 included."""
+    batch = draw(st.sampled_from([1, 4, 7]))
+    d = draw(st.sampled_from([1, 3]))
+    params = {"w": draw(floats(d)), "b": draw(floats(()))}
+    return params, draw(floats((batch, d))), draw(floats(batch))
+
+
+@pytest.mark.requirement(1, 2)
+@given(linear_batches(), st.booleans())
+@example(
+    ({"w": np.float32([2]), "b": np.float32(1)}, np.ones((1, 1)), np.ones(1)),
+    False,
+)
+def test_linear_matches_float64_closed_form(impl, case, jit):
+    params, xs, ys = (jax.tree.map(np.float32, c) for c in case)
+    f = impl.per_example_grads
+    f = jax.jit(f, static_argnums=0) if jit else f
+    grads = f(linear_loss, params, xs, ys)
+    assert jax.tree.structure(grads) == jax.tree.structure(params)
+    x64 = xs.astype(np.float64)
+    r = x64 @ params["w"] + np.float64(params["b"]) - ys
+    assert grads["w"].shape == xs.shape and grads["b"].shape == ys.shape
+    np.testing.assert_allclose(
+        grads["w"], 2 * r[:, None] * x64, rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(grads["b"], 2 * r, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.requirement(3)
+def test_program_does_not_grow_with_the_batch(impl):
+    def size(batch):
+        params, xs, ys = linear_setup(0, batch=batch)
+        program = jax.make_jaxpr(
+            lambda p, x, y: impl.per_example_grads(linear_loss, p, x, y)
+        )(params, xs, ys)
+        return len(program.jaxpr.eqns)
+
+    assert size(9) == size(2), "the program grows with B: a loop"
+
+
+def scaled_loss(params, x, y):
+    """Gradient y * x[:-1] for "a" and y * x[-1] for "b": zero when y == 0."""
+    return y * (params["a"] @ x[:-1] + params["b"] * x[-1])
+
+
+@st.composite
+def clipping_batches(draw):
+    """xs (B, 3), ys (B,) with zeros (zero gradients), max_norm > 0."""
+    batch = draw(st.sampled_from([1, 3, 6]))
+    xs = draw(floats((batch, 3)))
+    ys = draw(
+        hnp.arrays(np.float32, batch, elements=st.sampled_from([0, 0.5, 2]))
+    )
+    return xs, ys, draw(st.sampled_from([0.1, 1.0, 4.0]))
+
+
+@pytest.mark.requirement(4, 5, 6)
+@given(clipping_batches())
+@example((np.float32([[3, 0, 4], [0, 0, 0]]), np.float32([1, 1]), 2.5))
+@example((np.float32([[3, 0, 4], [1, 2, 3]]), np.float32([0, 0]), 1.0))
+def test_clipping_matches_float64_numpy(impl, case):
+    xs, ys, max_norm = case
+    params = {"a": jnp.zeros(2), "b": jnp.float32(0.0)}
+    f = jax.jit(impl.clipped_mean_grad, static_argnums=0)
+    out = f(scaled_loss, params, xs, ys, jnp.float32(max_norm))
+    grads = ys[:, None].astype(np.float64) * xs  # example b's (a, b)
+    norms = np.linalg.norm(grads, axis=1)
+    scale = np.minimum(1.0, max_norm / np.where(norms > 0, norms, 1.0))
+    expected = np.mean(grads * scale[:, None], axis=0)
+    assert jax.tree.structure(out) == jax.tree.structure(params)
+    np.testing.assert_allclose(out["a"], expected[:2], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["b"], expected[2], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.requirement(1, 2)
 def test_linear_matches_closed_form(impl):
     params, xs, ys = linear_setup(0)
     grads = impl.per_example_grads(linear_loss, params, xs, ys)
@@ -50,6 +134,7 @@ def test_linear_matches_closed_form(impl):
     np.testing.assert_allclose(grads["b"], 2 * r, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.requirement(1, 2)
 def test_mlp_matches_a_loop_of_grads(impl):
     params, xs, ys = mlp_setup(1)
     grads = impl.per_example_grads(mlp_loss, params, xs, ys)
@@ -61,6 +146,7 @@ def test_mlp_matches_a_loop_of_grads(impl):
             np.testing.assert_allclose(g[b], e, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.requirement(1)
 def test_mean_of_per_example_is_batch_gradient(impl):
     params, xs, ys = mlp_setup(2, batch=8)
     grads = jax.jit(impl.per_example_grads, static_argnums=0)(
@@ -76,6 +162,7 @@ def test_mean_of_per_example_is_batch_gradient(impl):
         )
 
 
+@pytest.mark.requirement(4, 5)
 def test_clipping_by_hand(impl):
     # loss = w . x has gradient x (independent of w): norms 5, 0.5 and 0.
     loss = lambda params, x, y: jnp.dot(params["w"], x) + 0.0 * y
@@ -87,6 +174,7 @@ def test_clipping_by_hand(impl):
     assert not np.any(np.isnan(out["w"]))
 
 
+@pytest.mark.requirement(4)
 def test_clipping_uses_the_global_norm_across_leaves(impl):
     # gradient w.r.t. a is x[:2], w.r.t. b is x[2]: the norm of (3, 0, 4) is 5, not 3 or 4.
     loss = lambda p, x, y: jnp.dot(p["a"], x[:2]) + p["b"] * x[2]
@@ -98,6 +186,7 @@ def test_clipping_uses_the_global_norm_across_leaves(impl):
     np.testing.assert_allclose(out["b"], 2.0, rtol=1e-6)
 
 
+@pytest.mark.requirement(4)
 def test_clipping_matches_numpy_on_random_batch(impl):
     params, xs, ys = mlp_setup(3, batch=10)
     max_norm = 8.0  # per-example norms range from about 1.4 to 29: some are clipped, some not

@@ -1,10 +1,78 @@
 """Tests for Straight-Through Estimator with Custom VJP."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+SHAPES = [(1,), (7,), (2, 3)]
+# Floats with exact halves, integers, +-1, 0 and -0.0 among them.
+VALUES = st.one_of(
+    st.floats(-4, 4, width=32),
+    st.integers(-8, 8).map(lambda k: k / 2),
+    st.sampled_from([0.0, -0.0, 1.0, -1.0]),
+)
 
 
+@st.composite
+def arrays(draw, elements=VALUES):
+    shape = draw(st.sampled_from(SHAPES))
+    x = draw(hnp.arrays(np.float32, shape, elements=elements))
+    w = draw(hnp.arrays(np.float32, shape, elements=st.integers(-3, 3)))
+    return x, w
+
+
+@pytest.mark.requirement(1, 2)
+@given(arrays())
+@example(
+    (np.float32([0.5, 1.5, 2.5, -0.5, -2.5]), np.float32([1, 2, 3, 4, 5]))
+)
+def test_round_matches_numpy_and_passes_gradient(impl, case):
+    x, w = case
+    out = impl.round_ste(jnp.asarray(x))
+    assert out.shape == x.shape and out.dtype == jnp.float32
+    np.testing.assert_array_equal(out, np.round(x))  # half to even
+    grad = jax.grad(lambda x: jnp.sum(impl.round_ste(x) * w))(x)
+    np.testing.assert_array_equal(grad, w)
+    grad = jax.grad(lambda x: jnp.sum(impl.round_ste(x) ** 2))(x)
+    np.testing.assert_allclose(grad, 2 * np.round(x.astype(np.float64)))
+
+
+@pytest.mark.requirement(4, 5)
+@given(arrays())
+@example((np.float32([-0.0, 0.0, 1.0, -1.0]), np.float32([1, 2, 3, 4])))
+def test_sign_matches_numpy(impl, case):
+    x, w = case
+    out = impl.sign_ste(jnp.asarray(x))
+    assert out.shape == x.shape and out.dtype == jnp.float32
+    np.testing.assert_array_equal(out, np.where(x >= 0, 1.0, -1.0))
+    grad = jax.grad(lambda x: jnp.sum(impl.sign_ste(x) * w))(x)
+    np.testing.assert_array_equal(grad, np.where(np.abs(x) <= 1, w, 0.0))
+
+
+AWAY_FROM_ONE = st.floats(-1.5, 1.5, width=32).filter(
+    lambda v: abs(abs(v) - 1) > 1e-3
+)
+
+
+@pytest.mark.requirement(6, 7)
+@given(arrays(AWAY_FROM_ONE), st.sampled_from([2, 3, 4, 8]))
+@example((np.float32([1 / 6, 0.5, -0.5, 1.2]), np.ones(4, np.float32)), 3)
+def test_fake_quantize_matches_numpy(impl, case, n_bits):
+    x, _ = case
+    s = 2 ** (n_bits - 1) - 1
+    out = impl.fake_quantize(jnp.asarray(x), n_bits)
+    assert out.shape == x.shape and out.dtype == jnp.float32
+    expected = np.round(np.clip(x * np.float32(s), -s, s)) / np.float64(s)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    quantize = lambda x: jnp.sum(impl.fake_quantize(x, n_bits))
+    grad = jax.jit(jax.grad(quantize))(jnp.asarray(x))
+    np.testing.assert_array_equal(grad, np.abs(x) < 1)
+
+
+@pytest.mark.requirement(1)
 def test_round_forward_values(impl):
     x = jnp.array([-2.5, -1.5, -0.6, -0.4, 0.0, 0.5, 1.5, 2.5, 3.7])
     out = impl.round_ste(x)
@@ -14,6 +82,7 @@ def test_round_forward_values(impl):
     assert out.dtype == jnp.float32 and out.shape == x.shape
 
 
+@pytest.mark.requirement(2)
 def test_round_gradient_is_identity(impl):
     rng = np.random.default_rng(0)
     x = jnp.asarray(rng.normal(scale=3.0, size=(4, 5)).astype(np.float32))
@@ -22,6 +91,7 @@ def test_round_gradient_is_identity(impl):
     np.testing.assert_allclose(grad, w, rtol=1e-6)
 
 
+@pytest.mark.requirement(2)
 def test_round_chain_rule_uses_forward_value(impl):
     # d/dx round_ste(x)^2 = 2 * round(x) * 1
     x = jnp.array([0.4, 1.6, -2.7])
@@ -29,12 +99,14 @@ def test_round_chain_rule_uses_forward_value(impl):
     np.testing.assert_allclose(grad, [0.0, 4.0, -6.0], rtol=1e-6)
 
 
+@pytest.mark.requirement(3)
 def test_round_and_sign_are_custom_vjp_functions(impl):
     x = jnp.ones(3)
     assert "custom_vjp_call" in str(jax.make_jaxpr(impl.round_ste)(x))
     assert "custom_vjp_call" in str(jax.make_jaxpr(impl.sign_ste)(x))
 
 
+@pytest.mark.requirement(4)
 def test_sign_forward_values(impl):
     x = jnp.array([-3.0, -0.1, 0.0, 0.1, 2.0])
     out = impl.sign_ste(x)
@@ -42,6 +114,7 @@ def test_sign_forward_values(impl):
     assert out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(5)
 def test_sign_gradient_is_clipped_identity(impl):
     x = jnp.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
     w = jnp.arange(1.0, 8.0)
@@ -49,6 +122,7 @@ def test_sign_gradient_is_clipped_identity(impl):
     np.testing.assert_allclose(grad, [0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0])
 
 
+@pytest.mark.requirement(6)
 def test_fake_quantize_values(impl):
     x = jnp.array([-1.0, -0.6, -0.1, 0.0, 0.2, 0.5, 0.9, 1.5])
     # n_bits = 3: s = 3, x * s = [-3, -1.8, -0.3, 0, 0.6, 1.5, 2.7, 4.5]
@@ -60,6 +134,7 @@ def test_fake_quantize_values(impl):
     assert out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(6, 7)
 def test_fake_quantize_grid_and_gradient(impl):
     rng = np.random.default_rng(1)
     x = jnp.asarray(rng.uniform(-1.5, 1.5, size=200).astype(np.float32))
@@ -81,6 +156,7 @@ def test_fake_quantize_grid_and_gradient(impl):
         )
 
 
+@pytest.mark.requirement(7)
 def test_learns_through_quantization(impl):
     # Fit w so that fake_quantize(w, 4) matches a target on the grid: impossible with
     # jnp.round (zero gradient), easy with the straight-through estimator.

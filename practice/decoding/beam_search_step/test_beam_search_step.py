@@ -3,6 +3,8 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 NEG = -np.inf
 
@@ -44,6 +46,7 @@ def run(impl, scores, log_probs, finished, eos_id):
     )
 
 
+@pytest.mark.requirement(1, 2)
 def test_hand_example(impl):
     scores = [[-1.0, -2.0]]
     log_probs = [[[-0.5, -1.5, -3.0], [-0.25, -2.0, -4.0]]]
@@ -62,6 +65,7 @@ def test_hand_example(impl):
     )
 
 
+@pytest.mark.requirement(3)
 def test_ties_follow_flat_index(impl):
     # candidates -1 at (0,0), (0,1), (1,0), (1,1): the two lowest flat indices win
     out = run(
@@ -75,6 +79,7 @@ def test_ties_follow_flat_index(impl):
     np.testing.assert_array_equal(out[2], [[0, 1]])
 
 
+@pytest.mark.requirement(4)
 def test_finished_beams_extend_only_with_eos(impl):
     scores = [[-0.5, -1.0]]
     log_probs = [
@@ -89,6 +94,7 @@ def test_finished_beams_extend_only_with_eos(impl):
     np.testing.assert_array_equal(fin, [[True, False]])
 
 
+@pytest.mark.requirement(5)
 def test_new_eos_marks_beam_finished(impl):
     out = run(
         impl,
@@ -101,6 +107,7 @@ def test_new_eos_marks_beam_finished(impl):
     np.testing.assert_array_equal(out[3], [[True, False]])
 
 
+@pytest.mark.requirement(6)
 def test_first_step_with_one_live_beam_gives_distinct_beams(impl):
     scores = np.array([[0.0, NEG, NEG]])
     log_probs = np.log(np.array([[[0.1, 0.4, 0.3, 0.2]] * 3]))
@@ -114,6 +121,7 @@ def test_first_step_with_one_live_beam_gives_distinct_beams(impl):
     )
 
 
+@pytest.mark.requirement(2, 3, 4, 5)
 def test_random_batches_match_brute_force(impl):
     rng = np.random.default_rng(0)
     for trial in range(6):
@@ -133,6 +141,7 @@ def test_random_batches_match_brute_force(impl):
             np.testing.assert_array_equal(g, w, err_msg=f"trial {trial}")
 
 
+@pytest.mark.requirement(7)
 def test_gather_beams_on_a_pytree(impl):
     cache = {
         "k": jnp.arange(2 * 3 * 4 * 2).reshape(2, 3, 4, 2),
@@ -147,6 +156,7 @@ def test_gather_beams_on_a_pytree(impl):
     )
 
 
+@pytest.mark.requirement(8)
 def test_under_jit(impl):
     rng = np.random.default_rng(1)
     scores = rng.normal(size=(2, 3)).astype(np.float32)
@@ -163,3 +173,37 @@ def test_under_jit(impl):
     np.testing.assert_array_equal(
         gathered, np.take_along_axis(scores, np.asarray(want[1]), 1)
     )
+
+
+@pytest.mark.requirement(1, 2, 3, 4, 5, 6)
+@given(
+    shape=st.sampled_from([(1, 1, 3), (2, 3, 4), (1, 4, 1), (3, 2, 5)]),
+    seed=st.integers(0, 2**16),
+    coarse=st.booleans(),
+    ignored=st.sampled_from([0.0, np.nan, np.inf, -np.inf]),
+    unused=st.booleans(),
+)
+@example(shape=(1, 1, 3), seed=0, coarse=False, ignored=np.nan, unused=False)
+def test_matches_brute_force_property(
+    impl, shape, seed, coarse, ignored, unused
+):
+    """Any shape (K = 1, V = 1, odd sizes), exact ties, unused beams at -inf,
+    and inf or nan in the ignored log-probs of finished beams."""
+    b, k, v = shape
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(b, k)).astype(np.float32)
+    log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
+    if coarse:  # many exact ties
+        scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
+    finished = rng.random((b, k)) < 0.4
+    if unused:  # beams 1.. unused: -inf, not finished
+        scores[:, 1:], finished[:, 1:] = -np.inf, False
+    log_probs[finished] = ignored  # a finished beam's log-probs are ignored
+    eos = int(rng.integers(v))
+    got = run(impl, scores, log_probs, finished, eos)
+    want = np_step(scores, log_probs, finished, eos)
+    for g, dtype in zip(got, [jnp.float32, jnp.int32, jnp.int32, jnp.bool_]):
+        assert g.shape == (b, k) and g.dtype == dtype
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    for g, w in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(g, w)

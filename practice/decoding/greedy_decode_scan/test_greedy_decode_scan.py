@@ -3,6 +3,10 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+from practice._testing import all_primitives
 
 
 def cycle_step(state, tokens):
@@ -11,7 +15,7 @@ def cycle_step(state, tokens):
     return table[tokens], state
 
 
-def make_rnn(seed, vocab=7, hidden=5):
+def make_rnn(seed, vocab=7, hidden=5, rounded=False):
     rng = np.random.default_rng(seed)
     emb = rng.normal(size=(vocab, hidden)).astype(np.float32)
     rec = rng.normal(size=(hidden, hidden)).astype(np.float32) * 0.5
@@ -22,6 +26,8 @@ def make_rnn(seed, vocab=7, hidden=5):
         xp = jnp if isinstance(state["h"], jax.Array) else np
         h = xp.tanh(state["h"] @ xp.asarray(rec) + xp.asarray(emb)[tokens])
         logits = h @ xp.asarray(out) + 0.3 * state["t"] * xp.asarray(pos)
+        if rounded:  # integer logits: ties between tokens are frequent
+            logits = xp.round(logits / 2)
         return logits, {"h": h, "t": state["t"] + 1}
 
     return step, hidden
@@ -44,6 +50,7 @@ def np_greedy(step, state, first, num_steps, eos_id, pad_id):
     return np.stack(tokens, axis=1), lengths
 
 
+@pytest.mark.requirement(1, 4)
 def test_hand_example_with_eos_and_padding(impl):
     tokens, lengths = impl.greedy_decode(
         cycle_step, (), jnp.array([0, 2, 4]), 6, eos_id=3, pad_id=0
@@ -55,6 +62,7 @@ def test_hand_example_with_eos_and_padding(impl):
     assert tokens.dtype == jnp.int32 and lengths.dtype == jnp.int32
 
 
+@pytest.mark.requirement(2)
 def test_argmax_ties_take_lowest_index(impl):
     def step(state, tokens):
         row = jnp.array([0.0, 5.0, 5.0, 1.0])
@@ -67,6 +75,7 @@ def test_argmax_ties_take_lowest_index(impl):
     np.testing.assert_array_equal(lengths, [3, 3])
 
 
+@pytest.mark.requirement(3)
 def test_stateful_model_matches_python_loop(impl):
     step, hidden = make_rnn(0)
     first = np.array([0, 3, 5, 6])
@@ -85,6 +94,7 @@ def test_stateful_model_matches_python_loop(impl):
     np.testing.assert_array_equal(lengths, expected_len)
 
 
+@pytest.mark.requirement(3, 4)
 def test_several_models_and_pad_ids(impl):
     for seed in range(1, 4):
         step, hidden = make_rnn(seed)
@@ -108,6 +118,7 @@ def test_several_models_and_pad_ids(impl):
             np.testing.assert_array_equal(lengths, expected_len)
 
 
+@pytest.mark.requirement(5)
 def test_loop_is_a_scan_traced_once(impl):
     calls = []
 
@@ -125,8 +136,56 @@ def test_loop_is_a_scan_traced_once(impl):
     )
 
 
+@pytest.mark.requirement(6)
 def test_under_jit(impl):
     f = jax.jit(impl.greedy_decode, static_argnums=(0, 3, 4, 5))
     tokens, lengths = f(cycle_step, (), jnp.array([6, 1]), 4, 0, 7)
     np.testing.assert_array_equal(tokens, [[7, 0, 7, 7], [2, 3, 4, 5]])
     np.testing.assert_array_equal(lengths, [2, 4])
+
+
+@pytest.mark.requirement(2, 3, 4)
+@given(
+    seed=st.integers(0, 2**16),
+    batch=st.sampled_from([1, 3]),
+    num_steps=st.sampled_from([1, 5]),
+    eos_id=st.integers(-1, 6),
+    pad_id=st.integers(0, 6),
+    rounded=st.booleans(),
+)
+@example(seed=0, batch=1, num_steps=1, eos_id=2, pad_id=2, rounded=True)
+def test_matches_python_loop_oracle(
+    impl, seed, batch, num_steps, eos_id, pad_id, rounded
+):
+    """Random RNNs (integer logits: many ties), batch 1 or 3, 1 or 5 steps,
+    any eos and pad ids, against the plain Python loop."""
+    step, hidden = make_rnn(seed, rounded=rounded)
+    first = np.random.default_rng(seed).integers(0, 7, size=batch)
+    state0 = {"h": np.zeros((batch, hidden), np.float32), "t": np.float32(0)}
+    expected, expected_len = np_greedy(
+        step, state0, first, num_steps, eos_id, pad_id
+    )
+    tokens, lengths = impl.greedy_decode(
+        step,
+        jax.tree.map(jnp.asarray, state0),
+        jnp.asarray(first, jnp.int32),
+        num_steps,
+        eos_id,
+        pad_id,
+    )
+    assert tokens.shape == (batch, num_steps) and lengths.shape == (batch,)
+    assert tokens.dtype == jnp.int32 and lengths.dtype == jnp.int32
+    np.testing.assert_array_equal(tokens, expected)
+    np.testing.assert_array_equal(lengths, expected_len)
+
+
+@pytest.mark.requirement(5)
+def test_program_does_not_grow_with_steps(impl):
+    """The jaxpr for 12 steps has as many equations as for 2."""
+
+    def size(num_steps):
+        fn = lambda f: impl.greedy_decode(cycle_step, (), f, num_steps, 3, 0)
+        jaxpr = jax.make_jaxpr(fn)(jnp.array([0, 1]))
+        return len(all_primitives(jaxpr.jaxpr))
+
+    assert size(2) == size(12)

@@ -5,6 +5,8 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 # target p_0..p_3 and draft q_0..q_2 over a vocabulary of 5 tokens (L = 3)
 P = np.array(
@@ -56,6 +58,7 @@ def accept(impl):
     return jax.jit(impl.speculative_accept, static_argnames="pad_id")
 
 
+@pytest.mark.requirement(1)
 def test_first_emitted_token_follows_target(impl):
     tokens, _ = simulate(impl)
     assert (
@@ -63,6 +66,7 @@ def test_first_emitted_token_follows_target(impl):
     )  # not Q[0]: tv(P[0], Q[0]) = 0.4
 
 
+@pytest.mark.requirement(3)
 def test_acceptance_counts_follow_min_p_q(impl):
     _, num = simulate(impl)
     beta = np.minimum(P[:3], Q).sum(
@@ -78,6 +82,7 @@ def test_acceptance_counts_follow_min_p_q(impl):
     np.testing.assert_allclose(observed, expected, atol=0.015)
 
 
+@pytest.mark.requirement(2)
 def test_later_tokens_follow_target(impl):
     tokens, num = simulate(impl)
     assert tv(freq(tokens[num >= 2, 1]), P[1]) < 0.03
@@ -85,6 +90,7 @@ def test_later_tokens_follow_target(impl):
     assert tv(freq(tokens[num == 4, 3]), P[3]) < 0.05  # bonus token from p_3
 
 
+@pytest.mark.requirement(2, 4, 6)
 def test_identical_models_accept_everything(impl):
     target = np.concatenate(
         [Q, np.eye(5, dtype=np.float32)[[4]]]
@@ -104,6 +110,7 @@ def test_identical_models_accept_everything(impl):
     )
 
 
+@pytest.mark.requirement(4, 5)
 def test_certain_rejection_samples_the_residual(impl):
     draft_probs = np.array([[0.5, 0.5, 0, 0, 0]] * 3, np.float32)
     target = np.array(
@@ -137,6 +144,7 @@ def test_certain_rejection_samples_the_residual(impl):
     np.testing.assert_array_equal(tokens, [1, 3, 7, 7])
 
 
+@pytest.mark.requirement(5, 6)
 def test_single_draft_token(impl):
     q = np.array([[0.0, 1.0, 0.0]], np.float32)
     p = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)
@@ -147,6 +155,7 @@ def test_single_draft_token(impl):
     assert int(num) == 1
 
 
+@pytest.mark.requirement(6)
 def test_jit_and_no_key_reuse(impl):
     draft = jnp.array([0, 3, 1], jnp.int32)
     with jax.debug_key_reuse(True):
@@ -158,3 +167,48 @@ def test_jit_and_no_key_reuse(impl):
         )
     np.testing.assert_array_equal(eager[0], jitted[0])
     assert int(eager[1]) == int(jitted[1])
+
+
+@pytest.mark.requirement(2, 4, 5, 6)
+@given(
+    num_draft=st.sampled_from([1, 2, 4]),
+    vocab=st.sampled_from([2, 5]),
+    reject_at=st.integers(0, 4),
+    seed=st.integers(0, 2**16),
+    pad_id=st.sampled_from([-1, 0, 7]),
+    equal=st.booleans(),
+)
+@example(num_draft=1, vocab=2, reject_at=0, seed=0, pad_id=0, equal=True)
+@example(num_draft=4, vocab=5, reject_at=4, seed=0, pad_id=7, equal=True)
+def test_certain_outcomes_property(
+    impl, num_draft, vocab, reject_at, seed, pad_id, equal
+):
+    """Tokens 0 .. j-1 have p(x) >= q(x) (equal, or more) and are always
+    accepted; token j has p(x) = 0 and is always rejected, and its residual
+    is one-hot at r (or, j = L, p_L is one-hot at r): the output is certain,
+    whatever the key."""
+    j = min(reject_at, num_draft)
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(0.1, 1, size=(num_draft, vocab))
+    q /= q.sum(axis=1, keepdims=True)
+    x = rng.integers(0, vocab, size=num_draft)
+    p = rng.uniform(0.1, 1, size=(num_draft + 1, vocab))
+    p /= p.sum(axis=1, keepdims=True)
+    for i in range(j):  # p_i(x_i) >= q_i(x_i)
+        p[i] = q[i] if equal else 0.5 * q[i] + 0.5 * np.eye(vocab)[x[i]]
+    r = int(rng.integers(0, vocab))
+    if j < num_draft:  # p_j(x_j) = 0; residual max(p_j - q_j, 0) is e_r
+        r = (x[j] + 1 + r % (vocab - 1)) % vocab
+    p[j] = np.eye(vocab)[r]
+    tokens, num = impl.speculative_accept(
+        jax.random.key(seed),
+        jnp.asarray(x, jnp.int32),
+        jnp.asarray(q, jnp.float32),
+        jnp.asarray(p, jnp.float32),
+        pad_id=pad_id,
+    )
+    expected = list(x[:j]) + [r] + [pad_id] * (num_draft - j)
+    assert tokens.shape == (num_draft + 1,) and tokens.dtype == jnp.int32
+    assert num.shape == () and num.dtype == jnp.int32
+    np.testing.assert_array_equal(tokens, expected)
+    assert int(num) == j + 1

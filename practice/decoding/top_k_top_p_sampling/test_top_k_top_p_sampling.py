@@ -3,6 +3,8 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import assume, example, given, strategies as st
 
 NEG = -np.inf
 
@@ -39,6 +41,7 @@ def tv(a, b):
     return 0.5 * np.abs(np.asarray(a) - np.asarray(b)).sum()
 
 
+@pytest.mark.requirement(1)
 def test_top_k_filter_values_and_ties(impl):
     logits = jnp.array([1.0, 3.0, 3.0, 2.0, 0.5])
     np.testing.assert_array_equal(
@@ -58,6 +61,7 @@ def test_top_k_filter_values_and_ties(impl):
     assert out.dtype == jnp.float32
 
 
+@pytest.mark.requirement(1)
 def test_top_k_filter_is_row_wise(impl):
     logits = jnp.array([[0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]])
     np.testing.assert_array_equal(
@@ -74,6 +78,7 @@ def test_top_k_filter_is_row_wise(impl):
     assert (kept_min > dropped_max).all()
 
 
+@pytest.mark.requirement(2)
 def test_top_p_filter_values(impl):
     logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
 
@@ -95,6 +100,7 @@ def test_top_p_filter_values(impl):
     )  # kept values unchanged
 
 
+@pytest.mark.requirement(3)
 def test_top_p_filter_unsorted_rows(impl):
     logits = jnp.log(
         jnp.array([[0.1, 0.2, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]])
@@ -106,6 +112,7 @@ def test_top_p_filter_unsorted_rows(impl):
     ]
 
 
+@pytest.mark.requirement(4)
 def test_top_p_filter_traced_p(impl):
     logits = jnp.log(jnp.array([0.5, 0.2, 0.2, 0.1]))
     f = jax.jit(impl.top_p_filter)
@@ -123,6 +130,7 @@ def test_top_p_filter_traced_p(impl):
     ]
 
 
+@pytest.mark.requirement(6)
 def test_sample_shape_dtype_and_support(impl):
     logits = jnp.array([[1.0, 3.0, 3.0, 2.0, 0.5]] * 500)
     tokens = impl.sample(jax.random.key(0), logits, top_k=2)
@@ -130,6 +138,7 @@ def test_sample_shape_dtype_and_support(impl):
     assert set(np.asarray(tokens).tolist()) == {1, 2}
 
 
+@pytest.mark.requirement(6)
 def test_top_p_sees_the_top_k_renormalised_distribution(impl):
     # after top_k=2 the probabilities are 4/7 and 3/7, so top_p=0.5 keeps only token 0
     logits = jnp.log(jnp.array([[0.4, 0.3, 0.2, 0.05, 0.05]] * 500))
@@ -137,6 +146,7 @@ def test_top_p_sees_the_top_k_renormalised_distribution(impl):
     assert (np.asarray(tokens) == 0).all()
 
 
+@pytest.mark.requirement(7)
 def test_sampling_distribution_matches_reference(impl):
     base = np.array([2.0, 1.0, 0.5, 0.0, -1.0, 0.3], np.float32)
     n = 20000
@@ -156,6 +166,7 @@ def test_sampling_distribution_matches_reference(impl):
         assert distance < 0.02, (kw, distance)
 
 
+@pytest.mark.requirement(7)
 def test_sample_with_vmapped_keys(impl):
     logits = jnp.array([0.0, 1.0, 2.0, 0.5])
     keys = jax.random.split(jax.random.key(3), 20000)
@@ -165,6 +176,7 @@ def test_sample_with_vmapped_keys(impl):
     assert tv(empirical(tokens, 4), np_probs(logits, top_p=0.9)) < 0.02
 
 
+@pytest.mark.requirement(8)
 def test_sample_jit_with_traced_temperature_and_p(impl):
     key = jax.random.key(4)
     logits = jax.random.normal(jax.random.key(5), (500, 5))
@@ -182,3 +194,82 @@ def test_sample_jit_with_traced_temperature_and_p(impl):
         jax.random.clone(key), logits, temperature=0.7, top_k=3, top_p=0.9
     )
     np.testing.assert_array_equal(eager, again)  # same key, same tokens
+
+
+def np_top_k(z, k):
+    """float64 oracle, row by row: stable sort, lower index wins ties."""
+    z = np.asarray(z, np.float64)
+    out = np.full_like(z, NEG)
+    for idx in np.ndindex(z.shape[:-1]):
+        order = np.argsort(-z[idx], kind="stable")[:k]
+        out[idx][order] = z[idx][order]
+    return out
+
+
+def np_top_p_keep(z, p):
+    """float64 oracle of one row: keep token i iff the mass before it < p;
+    also returns the smallest distance between p and a mass before."""
+    z = np.asarray(z, np.float64)
+    probs = np.exp(z - z.max())
+    probs /= probs.sum()
+    keep, mass, gap = np.zeros(z.size, bool), 0.0, np.inf
+    for i in np.argsort(-z, kind="stable"):
+        keep[i] = mass < p
+        gap = min(gap, abs(mass - p))
+        mass += probs[i]
+    return keep, gap
+
+
+@pytest.mark.requirement(1)
+@given(
+    shape=st.sampled_from([(5,), (1, 1), (3, 4), (2, 1, 7)]),
+    k_frac=st.floats(0, 1),
+    dtype=st.sampled_from(["float32", "bfloat16", "float16"]),
+    seed=st.integers(0, 2**16),
+    coarse=st.booleans(),
+)
+@example(shape=(5,), k_frac=0.5, dtype="bfloat16", seed=0, coarse=True)
+def test_top_k_filter_property(impl, shape, k_frac, dtype, seed, coarse):
+    """Any rank, k from 1 to V, ties (coarse values), three dtypes."""
+    z = np.random.default_rng(seed).normal(size=shape) * 3
+    if coarse:  # + 0.0: no -0.0 (lax.top_k orders it below 0.0)
+        z = np.round(z) + 0.0
+    x = jnp.asarray(z.astype(np.float32), dtype)
+    k = 1 + int(k_frac * (shape[-1] - 1))
+    out = impl.top_k_filter(x, k)
+    assert out.shape == x.shape and out.dtype == x.dtype
+    want = np_top_k(np.asarray(x.astype(jnp.float32)), k)
+    np.testing.assert_array_equal(np.asarray(out.astype(jnp.float32)), want)
+
+
+@pytest.mark.requirement(2, 3, 5)
+@given(
+    vocab=st.sampled_from([1, 4, 7]),
+    p=st.floats(0.01, 1.0),
+    seed=st.integers(0, 2**16),
+    magnitude=st.sampled_from([1.0, 1000.0]),
+    masked=st.integers(0, 3),
+)
+@example(vocab=4, p=1.0, seed=0, magnitude=1.0, masked=0)
+@example(vocab=7, p=0.9, seed=1, magnitude=1000.0, masked=2)
+def test_top_p_filter_property(impl, vocab, p, seed, magnitude, masked):
+    """Unsorted rows, any p, logits beyond exp's range, and -inf entries
+    (as left by top-k) against the float64 oracle."""
+    z = np.random.default_rng(seed).normal(size=vocab) * magnitude
+    z[: min(masked, vocab - 1)] = NEG
+    z = z.astype(np.float32)
+    keep, gap = np_top_p_keep(z, p)
+    assume(gap > 1e-4)  # float32 and float64 sums agree away from p
+    out = np.asarray(impl.top_p_filter(jnp.asarray(z), p))
+    assert out.shape == z.shape and out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.where(keep, z, NEG))
+
+
+@pytest.mark.requirement(5)
+def test_top_p_with_scores_beyond_exp_range(impl):
+    """Logits 1000, 999.5, 0: probabilities 0.62, 0.38, 0."""
+    z = jnp.array([999.5, 0.0, 1000.0])
+    kept = np.isfinite(np.asarray(impl.top_p_filter(z, 0.5))).tolist()
+    assert kept == [False, False, True]
+    kept = np.isfinite(np.asarray(impl.top_p_filter(z, 0.7))).tolist()
+    assert kept == [True, False, True]

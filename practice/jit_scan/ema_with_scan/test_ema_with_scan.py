@@ -3,6 +3,9 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 
 def np_ema(xs, decay, debias=False, resets=None):
@@ -19,6 +22,7 @@ def np_ema(xs, decay, debias=False, resets=None):
     return np.array(out).reshape(xs.shape)
 
 
+@pytest.mark.requirement(1, 2)
 def test_hand_computed(impl):
     xs = jnp.array([1.0, 2.0, 3.0])
     # m = 0.5, 0.25 + 1 = 1.25, 0.625 + 1.5 = 2.125
@@ -33,6 +37,7 @@ def test_hand_computed(impl):
     )
 
 
+@pytest.mark.requirement(1, 2, 3)
 def test_matches_numpy_loop(impl):
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(50, 3, 2)).astype(np.float32)
@@ -49,6 +54,7 @@ def test_matches_numpy_loop(impl):
             )
 
 
+@pytest.mark.requirement(1, 2, 3)
 def test_edge_cases(impl):
     xs = jnp.asarray(
         np.random.default_rng(1).normal(size=(7, 4)).astype(np.float32)
@@ -62,6 +68,7 @@ def test_edge_cases(impl):
     assert empty.shape == (0, 3)
 
 
+@pytest.mark.requirement(4)
 def test_traced_decay_under_jit(impl):
     rng = np.random.default_rng(2)
     xs = rng.normal(size=(30, 2)).astype(np.float32)
@@ -75,6 +82,7 @@ def test_traced_decay_under_jit(impl):
         )
 
 
+@pytest.mark.requirement(5)
 def test_program_does_not_grow_with_length(impl):
     def program_lines(t):
         xs = jnp.zeros((t, 3))
@@ -87,6 +95,7 @@ def test_program_does_not_grow_with_length(impl):
     )
 
 
+@pytest.mark.requirement(6)
 def test_gradients(impl):
     # d/dx_s of sum_t m_t = 1 - decay ** (T - s)
     t_len, decay = 6, 0.7
@@ -107,6 +116,7 @@ def test_gradients(impl):
     np.testing.assert_allclose(grad_decay, fd, rtol=1e-3)
 
 
+@pytest.mark.requirement(7)
 def test_resets_hand_computed(impl):
     xs = jnp.array([4.0, 2.0, 10.0, 6.0, 8.0])
     resets = jnp.array([False, False, True, False, True])
@@ -118,6 +128,7 @@ def test_resets_hand_computed(impl):
     )
 
 
+@pytest.mark.requirement(7, 9)
 def test_resets_random_under_jit(impl):
     rng = np.random.default_rng(3)
     xs = rng.normal(size=(40, 3)).astype(np.float32)
@@ -133,4 +144,69 @@ def test_resets_random_under_jit(impl):
     no_resets = impl.ema_with_resets(jnp.asarray(xs), jnp.zeros(40, bool), 0.9)
     np.testing.assert_allclose(
         no_resets, np_ema(xs, 0.9), rtol=1e-4, atol=1e-5
+    )
+
+
+SHAPES = [(1,), (5,), (6, 1), (3, 1, 2)]  # T = 1, 1-D, size-1 axes, odd sizes
+DECAYS = [0.0, 0.5, 0.9, 0.999]
+
+
+@st.composite
+def sequences(draw):
+    """(T, ...) float32 arrays of a few small shapes, moderate values."""
+    shape = draw(st.sampled_from(SHAPES))
+    elements = st.floats(-1e3, 1e3, width=32)
+    return draw(hnp.arrays(np.float32, shape, elements=elements))
+
+
+@pytest.mark.requirement(1, 2, 3, 4)
+@given(xs=sequences(), decay=st.sampled_from(DECAYS), debias=st.booleans())
+@example(xs=np.ones((3, 1, 2), np.float32), decay=0.999, debias=True)
+@example(xs=np.arange(5, dtype=np.float32), decay=0.5, debias=True)
+def test_property_matches_float64_loop(impl, xs, decay, debias):
+    f = jax.jit(impl.ema, static_argnames="debias")
+    out = f(jnp.asarray(xs), jnp.float32(decay), debias=debias)
+    assert out.shape == xs.shape and out.dtype == jnp.float32
+    scale = 1 + np.abs(xs).max()
+    np.testing.assert_allclose(
+        out, np_ema(xs, decay, debias), rtol=1e-3, atol=1e-4 * scale
+    )
+
+
+@pytest.mark.requirement(7, 8, 9)
+@given(xs=sequences(), decay=st.sampled_from(DECAYS), data=st.data())
+@example(
+    xs=np.array([np.inf, 1.0, 2.0], np.float32),
+    decay=0.5,
+    data=None,
+)
+def test_property_resets_ignore_the_past(impl, xs, decay, data):
+    """inf or nan before a reset must not reach the outputs after it."""
+    t_len = xs.shape[0]
+    if data is None:  # the explicit example: inf, then a reset
+        resets = np.array([False, True, False])
+    else:
+        resets = data.draw(hnp.arrays(np.bool_, (t_len,)))
+        bad = data.draw(hnp.arrays(np.bool_, (t_len,)))
+        xs = xs.copy()
+        xs[bad] = data.draw(st.sampled_from([np.inf, -np.inf, np.nan]))
+    out = jax.jit(impl.ema_with_resets)(
+        jnp.asarray(xs), jnp.asarray(resets), jnp.float32(decay)
+    )
+    assert out.shape == xs.shape and out.dtype == jnp.float32
+    scale = 1 + np.abs(np.nan_to_num(xs, posinf=0, neginf=0)).max()
+    np.testing.assert_allclose(
+        out, np_ema(xs, decay, resets=resets), rtol=1e-4, atol=1e-5 * scale
+    )
+
+
+@pytest.mark.requirement(9)
+def test_resets_program_does_not_grow_with_length(impl):
+    def program_lines(t):
+        xs, resets = jnp.zeros((t, 3)), jnp.zeros(t, bool)
+        jaxpr = jax.make_jaxpr(lambda xs, r: impl.ema_with_resets(xs, r, 0.9))
+        return len(str(jaxpr(xs, resets)).splitlines())
+
+    assert program_lines(10) == program_lines(300), (
+        "the traced program grows with T: use lax.scan"
     )

@@ -1,8 +1,12 @@
 """Tests for Spectral Norm by Power Iteration."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 
 def random_matrix(seed, shape):
@@ -11,6 +15,7 @@ def random_matrix(seed, shape):
     )
 
 
+@pytest.mark.requirement(1, 3)
 def test_diagonal_matrix(impl):
     w = jnp.diag(jnp.array([3.0, -7.0, 2.0]))
     sigma, u, v = impl.power_iteration(w, jax.random.key(0), n_iters=50)
@@ -21,6 +26,7 @@ def test_diagonal_matrix(impl):
     np.testing.assert_allclose(w @ v, sigma * u, atol=1e-4)
 
 
+@pytest.mark.requirement(4)
 def test_rank_one_matrix_is_exact_after_one_step(impl):
     a, b = jnp.array([1.0, 2.0, 2.0]), jnp.array([3.0, 0.0, 4.0, 0.0])
     sigma, _, _ = impl.power_iteration(
@@ -29,6 +35,7 @@ def test_rank_one_matrix_is_exact_after_one_step(impl):
     np.testing.assert_allclose(sigma, 3.0 * 5.0, rtol=1e-5)  # |a| |b|
 
 
+@pytest.mark.requirement(2, 3)
 def test_matches_jnp_linalg_norm(impl):
     for seed, shape in enumerate([(8, 5), (5, 8), (16, 16), (30, 3)]):
         w = random_matrix(seed, shape)
@@ -43,6 +50,7 @@ def test_matches_jnp_linalg_norm(impl):
         assert u.shape == (shape[0],) and v.shape == (shape[1],)
 
 
+@pytest.mark.requirement(3)
 def test_returns_a_singular_pair(impl):
     w = random_matrix(10, (6, 4))
     sigma, u, v = impl.power_iteration(w, jax.random.key(2), n_iters=300)
@@ -52,6 +60,7 @@ def test_returns_a_singular_pair(impl):
     np.testing.assert_allclose(w.T @ u, sigma * v, atol=1e-3)
 
 
+@pytest.mark.requirement(5)
 def test_estimate_grows_towards_sigma_from_below(impl):
     w = random_matrix(11, (10, 7))
     true = float(jnp.linalg.norm(w, ord=2))
@@ -66,6 +75,7 @@ def test_estimate_grows_towards_sigma_from_below(impl):
     )  # a random start is not already converged
 
 
+@pytest.mark.requirement(6)
 def test_zero_matrix_gives_zero_without_nan(impl):
     sigma, u, v = impl.power_iteration(
         jnp.zeros((3, 4)), jax.random.key(4), n_iters=10
@@ -78,6 +88,7 @@ def test_zero_matrix_gives_zero_without_nan(impl):
     np.testing.assert_array_equal(out, np.zeros((3, 4)))
 
 
+@pytest.mark.requirement(7)
 def test_spectral_normalize_under_jit(impl):
     w = 5.0 * random_matrix(12, (12, 9))
     f = jax.jit(impl.spectral_normalize, static_argnames="n_iters")
@@ -89,6 +100,7 @@ def test_spectral_normalize_under_jit(impl):
     )
 
 
+@pytest.mark.requirement(8)
 def test_program_does_not_grow_with_iterations(impl):
     w = jnp.ones((4, 3))
 
@@ -101,3 +113,70 @@ def test_program_does_not_grow_with_iterations(impl):
     assert program_lines(3) == program_lines(100), (
         "the traced program grows with n_iters"
     )
+
+
+SHAPES = [(1, 1), (1, 5), (5, 1), (3, 3), (7, 4), (4, 7)]
+
+
+@st.composite
+def gapped_matrices(draw):
+    """float32 (m, n) = U diag(s) V^T with s[1] <= 0.8 s[0], s[0] in 1e-3..1e3."""
+    m, n = draw(st.sampled_from(SHAPES))
+    k = min(m, n)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    u = np.linalg.qr(rng.normal(size=(m, m)))[0][:, :k]
+    v = np.linalg.qr(rng.normal(size=(n, n)))[0][:, :k]
+    ratios = draw(st.lists(st.floats(0, 0.8), min_size=k - 1, max_size=k - 1))
+    s = draw(st.sampled_from([1e-3, 1.0, 1e3])) * np.array(
+        [1.0, *sorted(ratios, reverse=True)]
+    )
+    return ((u * s) @ v.T).astype(np.float32)
+
+
+@functools.cache
+def jitted(power_iteration):
+    return jax.jit(power_iteration, static_argnames="n_iters")
+
+
+def top_singular_value(w):
+    """float64 SVD oracle."""
+    return np.linalg.svd(np.asarray(w, np.float64), compute_uv=False)[0]
+
+
+@pytest.mark.requirement(2, 3)
+@given(w=gapped_matrices())
+@example(w=np.diag([2.0, 1.0, 0.5]).astype(np.float32) * 1e-3)
+@example(w=np.array([[3.0], [4.0]], np.float32))
+def test_property_matches_svd(impl, w):
+    sigma, u, v = jitted(impl.power_iteration)(
+        jnp.asarray(w), jax.random.key(0), n_iters=100
+    )
+    assert sigma.shape == () and sigma.dtype == jnp.float32
+    assert u.shape == (w.shape[0],) and v.shape == (w.shape[1],)
+    true = top_singular_value(w)
+    np.testing.assert_allclose(sigma, true, rtol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(u), 1.0, rtol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(v), 1.0, rtol=1e-4)
+    np.testing.assert_allclose(w @ v, true * u, atol=1e-3 * true)
+    np.testing.assert_allclose(w.T @ u, true * v, atol=1e-3 * true)
+
+
+@pytest.mark.requirement(5)
+@given(w=gapped_matrices(), seed=st.integers(0, 1000))
+@example(w=np.diag([3.0, 1.0]).astype(np.float32), seed=0)
+def test_property_start_vector_and_monotone_estimate(impl, w, seed):
+    v0 = jax.random.normal(jax.random.key(seed), (w.shape[1],))
+    v0 = np.asarray(v0, np.float64)
+    start = np.linalg.norm(w @ (v0 / np.linalg.norm(v0)))
+    true = top_singular_value(w)
+    estimates = [
+        float(
+            jitted(impl.power_iteration)(
+                jnp.asarray(w), jax.random.key(seed), n_iters=k
+            )[0]
+        )
+        for k in [0, 1, 3]
+    ]
+    np.testing.assert_allclose(estimates[0], start, rtol=1e-5)
+    assert all(e <= true * (1 + 1e-5) for e in estimates)
+    assert all(b >= a * (1 - 1e-5) for a, b in zip(estimates, estimates[1:]))

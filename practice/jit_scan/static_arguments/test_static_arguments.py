@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 _counting: list[list[str]] = []
@@ -34,6 +36,7 @@ def count_traces():
         _counting.remove(events)
 
 
+@pytest.mark.requirement(1, 2)
 def test_poly_features_values(impl):
     x = jnp.array([0.0, 1.0, 2.0, -3.0])
     out = impl.poly_features(x, 3)
@@ -45,6 +48,7 @@ def test_poly_features_values(impl):
     )
 
 
+@pytest.mark.requirement(1)
 def test_poly_features_matches_vander(impl):
     rng = np.random.default_rng(0)
     x = rng.uniform(-2.0, 2.0, size=7).astype(np.float32)
@@ -57,6 +61,7 @@ def test_poly_features_matches_vander(impl):
         )
 
 
+@pytest.mark.requirement(2)
 def test_poly_features_is_jitted_with_static_degree(impl):
     assert hasattr(impl.poly_features, "lower"), (
         "poly_features must be the result of jax.jit"
@@ -65,6 +70,7 @@ def test_poly_features_is_jitted_with_static_degree(impl):
     impl.poly_features.lower(jnp.ones(3), 2)
 
 
+@pytest.mark.requirement(3)
 def test_poly_features_retraces_only_for_a_new_degree(impl):
     rng = np.random.default_rng(1)
     xs = [rng.normal(size=6).astype(np.float32) for _ in range(4)]
@@ -88,6 +94,7 @@ def test_poly_features_retraces_only_for_a_new_degree(impl):
     )
 
 
+@pytest.mark.requirement(4, 5)
 def test_normalize_rows_values(impl):
     x = jnp.array([[3.0, -4.0], [0.0, 0.0], [1.0, 1.0]])
     np.testing.assert_allclose(
@@ -107,6 +114,7 @@ def test_normalize_rows_values(impl):
     )
 
 
+@pytest.mark.requirement(4)
 def test_normalize_rows_random_against_numpy(impl):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(5, 4)).astype(np.float32)
@@ -123,11 +131,13 @@ def test_normalize_rows_random_against_numpy(impl):
         )
 
 
+@pytest.mark.requirement(6)
 def test_normalize_rows_unknown_kind(impl):
     with pytest.raises(ValueError):
         impl.normalize_rows(jnp.ones((2, 2)), "l3")
 
 
+@pytest.mark.requirement(7)
 def test_normalize_rows_is_jitted_and_caches_per_kind(impl):
     assert hasattr(impl.normalize_rows, "lower"), (
         "normalize_rows must be the result of jax.jit"
@@ -142,3 +152,60 @@ def test_normalize_rows_is_jitted_and_caches_per_kind(impl):
     with count_traces() as events:
         impl.normalize_rows(xs[1], "max")
     assert events.count(TRACE_EVENT) == 1
+
+
+# 0, or a magnitude in [1e-3, 1e3] with either sign (the squares of smaller
+# entries underflow in float32)
+ENTRIES = st.just(0.0) | st.floats(2**-10, 1e3, width=32).flatmap(
+    lambda v: st.sampled_from([v, -v])
+)
+
+
+@pytest.mark.requirement(1, 2)
+@given(
+    x=st.sampled_from([1, 3, 7]).flatmap(
+        lambda n: hnp.arrays(
+            np.float32, n, elements=st.floats(-2, 2, width=32)
+        )
+    ),
+    degree=st.sampled_from([0, 1, 4]),
+    keyword=st.booleans(),
+)
+@example(x=np.array([0.0, -1.5, 2.0], np.float32), degree=4, keyword=True)
+def test_property_poly_features_matches_vander(impl, x, degree, keyword):
+    if keyword:
+        out = impl.poly_features(x, degree=degree)
+    else:
+        out = impl.poly_features(x, degree)
+    assert out.shape == (x.shape[0], degree + 1) and out.dtype == jnp.float32
+    expected = np.vander(x.astype(np.float64), degree + 1, increasing=True)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.requirement(4, 5)
+@given(
+    x=st.sampled_from([(1, 1), (3, 1), (1, 5), (4, 3)]).flatmap(
+        lambda shape: hnp.arrays(np.float32, shape, elements=ENTRIES)
+    ),
+    kind=st.sampled_from(["l1", "l2", "max"]),
+    data=st.data(),
+)
+@example(
+    x=np.array([[-3.0, -1.0], [0.0, 0.0], [2.0, 2.0]], np.float32),
+    kind="max",
+    data=None,
+)
+def test_property_normalize_rows_matches_numpy(impl, x, kind, data):
+    if data is not None:  # zero some whole rows
+        zero = data.draw(hnp.arrays(np.bool_, x.shape[0]))
+        x = np.where(zero[:, None], np.float32(0), x)
+    x64 = np.abs(x.astype(np.float64))
+    norms = {
+        "l1": x64.sum(1),
+        "l2": np.sqrt((x64**2).sum(1)),
+        "max": x64.max(1),
+    }[kind]
+    expected = x / np.where(norms == 0, 1.0, norms)[:, None]
+    out = impl.normalize_rows(x, kind)
+    assert out.shape == x.shape and out.dtype == jnp.float32
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-7)

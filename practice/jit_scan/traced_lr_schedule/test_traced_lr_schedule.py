@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import example, given, strategies as st
 
 CONFIGS = [
     dict(
@@ -40,6 +41,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.requirement(1)
 def test_hand_computed_values(impl):
     sched = impl.warmup_cosine_schedule(
         init_value=0.0,
@@ -67,6 +69,7 @@ def test_hand_computed_values(impl):
     assert sched(3).dtype == jnp.float32
 
 
+@pytest.mark.requirement(2, 3)
 def test_matches_optax_at_every_step(impl):
     steps = np.arange(0, 130)
     for cfg in CONFIGS:
@@ -79,6 +82,7 @@ def test_matches_optax_at_every_step(impl):
         )
 
 
+@pytest.mark.requirement(4)
 def test_traced_step_under_jit(impl):
     for cfg in CONFIGS:
         sched = jax.jit(impl.warmup_cosine_schedule(**cfg))
@@ -109,6 +113,7 @@ def test_traced_step_under_jit(impl):
             )
 
 
+@pytest.mark.requirement(5)
 def test_array_of_steps(impl):
     cfg = CONFIGS[1]
     steps = jnp.arange(0, 80, dtype=jnp.int32).reshape(8, 10)
@@ -118,6 +123,7 @@ def test_array_of_steps(impl):
     np.testing.assert_allclose(out, oracle(steps), rtol=1e-5, atol=1e-8)
 
 
+@pytest.mark.requirement(6)
 def test_inside_scan_with_a_traced_counter(impl):
     cfg = CONFIGS[0]
     sched = impl.warmup_cosine_schedule(**cfg)
@@ -136,6 +142,7 @@ def test_inside_scan_with_a_traced_counter(impl):
     assert float(lrs[-1]) == 0.0
 
 
+@pytest.mark.requirement(7)
 def test_invalid_hyperparameters(impl):
     with pytest.raises(ValueError):
         impl.warmup_cosine_schedule(0.0, 1.0, warmup_steps=10, decay_steps=10)
@@ -143,3 +150,39 @@ def test_invalid_hyperparameters(impl):
         impl.warmup_cosine_schedule(0.0, 1.0, warmup_steps=20, decay_steps=10)
     with pytest.raises(ValueError):
         impl.warmup_cosine_schedule(0.0, 1.0, warmup_steps=-1, decay_steps=10)
+
+
+@st.composite
+def configs(draw):
+    """Hyperparameters of a valid schedule, warmup 0 included."""
+    warmup = draw(st.integers(0, 6))
+    return dict(
+        init_value=draw(st.sampled_from([0.0, 1e-4, 0.5])),
+        peak_value=draw(st.sampled_from([1e-3, 1.0, 3.0])),
+        warmup_steps=warmup,
+        decay_steps=warmup + draw(st.integers(1, 8)),
+        end_value=draw(st.sampled_from([0.0, 1e-5, 0.1])),
+    )
+
+
+@pytest.mark.requirement(2, 3, 4, 5)
+@given(cfg=configs(), shape=st.sampled_from([(-1,), (1, -1), (-1, 1)]))
+@example(cfg=CONFIGS[2], shape=(-1,))
+@example(cfg=CONFIGS[3], shape=(1, -1))
+def test_property_matches_optax(impl, cfg, shape):
+    steps = np.arange(cfg["decay_steps"] + 4, dtype=np.int32).reshape(shape)
+    expected = optax.warmup_cosine_decay_schedule(**cfg)(steps)
+    sched = impl.warmup_cosine_schedule(**cfg)
+    for out in [sched(steps), jax.jit(sched)(jnp.asarray(steps))]:
+        assert out.shape == steps.shape and out.dtype == jnp.float32
+        np.testing.assert_allclose(  # optax rounds to float32 of the peak
+            out,
+            expected,
+            rtol=1e-5,
+            atol=1e-6 * cfg["peak_value"],
+            err_msg=str(cfg),
+        )
+    assert float(sched(cfg["warmup_steps"])) == pytest.approx(
+        cfg["peak_value"], rel=1e-5, abs=1e-7
+    )
+    assert sched(jnp.int32(3)).shape == ()

@@ -7,6 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
@@ -23,6 +25,7 @@ def make_params():
 assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.requirement(1)
 def test_init_state(impl):
     init, _ = impl.adamw(1e-3)
     params = make_params()
@@ -41,6 +44,7 @@ def test_init_state(impl):
             np.testing.assert_array_equal(leaf, np.zeros(p.shape))
 
 
+@pytest.mark.requirement(2)
 def test_first_step_by_hand(impl):
     # After one step mu_hat = g and nu_hat = g**2, so the Adam part is g / (|g| + eps).
     lr, wd, eps = 0.01, 0.1, 1e-8
@@ -57,6 +61,7 @@ def test_first_step_by_hand(impl):
     np.testing.assert_allclose(state["nu"]["w"], 0.001 * gn**2, rtol=1e-5)
 
 
+@pytest.mark.requirement(3)
 def test_weight_decay_is_decoupled(impl):
     # Zero gradients leave the moments at zero: the whole update is the decay of the parameters.
     init, update = impl.adamw(0.1, weight_decay=0.5)
@@ -66,6 +71,7 @@ def test_weight_decay_is_decoupled(impl):
     assert_trees_close(updates, jax.tree.map(lambda p: -0.1 * 0.5 * p, params))
 
 
+@pytest.mark.requirement(4)
 @pytest.mark.parametrize(
     "hyper",
     [
@@ -89,6 +95,7 @@ def test_matches_optax_adamw(impl, hyper):
     assert int(state["count"]) == 6
 
 
+@pytest.mark.requirement(5)
 def test_under_jit(impl):
     init, update = impl.adamw(1e-2, weight_decay=0.05)
     oracle = optax.adamw(1e-2, weight_decay=0.05)
@@ -103,6 +110,7 @@ def test_under_jit(impl):
     assert state["count"].dtype == jnp.int32 and int(state["count"]) == 3
 
 
+@pytest.mark.requirement(6)
 def test_update_is_pure(impl):
     init, update = impl.adamw(1e-2)
     params = make_params()
@@ -112,3 +120,44 @@ def test_update_is_pure(impl):
     first = update(grads, state, params)
     second = update(grads, state, params)
     assert_trees_close(first, second, rtol=0, atol=0)
+
+
+SHAPES = [(1,), (3, 1), (), (2, 5)]  # size-1 axes, a scalar, odd sizes
+
+
+@st.composite
+def gradient_steps(draw):
+    """Three steps of gradients for the leaves SHAPES, at one magnitude."""
+    scale = draw(st.sampled_from([1e-6, 1.0, 1e3]))
+    unit = st.floats(-1, 1, width=32)
+    return [
+        [
+            scale * draw(hnp.arrays(np.float32, s, elements=unit))
+            for s in SHAPES
+        ]
+        for _ in range(3)
+    ]
+
+
+@pytest.mark.requirement(4)
+@given(
+    steps=gradient_steps(),
+    b1=st.sampled_from([0.0, 0.9]),
+    b2=st.sampled_from([0.95, 0.999]),
+    eps=st.sampled_from([1e-8, 1e-3]),
+    weight_decay=st.sampled_from([0.0, 1e-2, 0.5]),
+)
+def test_property_matches_optax_adamw(impl, steps, b1, b2, eps, weight_decay):
+    hyper = dict(b1=b1, b2=b2, eps=eps, weight_decay=weight_decay)
+    init, update = impl.adamw(1e-2, **hyper)
+    oracle = optax.adamw(1e-2, **hyper)
+    params = ref_params = [jnp.full(s, 0.5) for s in SHAPES]
+    state, ref_state = init(params), oracle.init(params)
+    for grads in steps:
+        grads = [jnp.asarray(g) for g in grads]
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
+        shared_assert_trees_close(updates, ref_updates, rtol=1e-4, atol=1e-8)
+        params = jax.tree.map(jnp.add, params, updates)
+        ref_params = optax.apply_updates(ref_params, ref_updates)
+    assert_trees_close(params, ref_params)

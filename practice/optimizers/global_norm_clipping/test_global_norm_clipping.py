@@ -5,6 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import example, given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import normal
 
@@ -38,6 +40,7 @@ def assert_trees_close(a, b, rtol=1e-6, atol=1e-7):
         )
 
 
+@pytest.mark.requirement(1)
 def test_global_norm_values(impl):
     tree = {
         "a": jnp.array([3.0]),
@@ -53,6 +56,7 @@ def test_global_norm_values(impl):
     )
 
 
+@pytest.mark.requirement(2)
 def test_bfloat16_tree_norm_accumulates_in_float32(impl):
     # 65k bfloat16 squares summed in bfloat16 keep about 3 significant digits; accumulated in
     # float32 the norm agrees with float64 NumPy to 1e-5.
@@ -64,6 +68,7 @@ def test_bfloat16_tree_norm_accumulates_in_float32(impl):
         np.testing.assert_allclose(norm, np_global_norm(tree), rtol=1e-5)
 
 
+@pytest.mark.requirement(3)
 def test_clip_hand_values(impl):
     init, update = impl.clip_by_global_norm(1.0)
     grads = {"a": jnp.array([3.0]), "b": jnp.array([[0.0, 4.0]])}  # norm 5
@@ -74,6 +79,7 @@ def test_clip_hand_values(impl):
     np.testing.assert_allclose(clipped["b"], [[0.0, 0.8]], rtol=1e-6)
 
 
+@pytest.mark.requirement(4)
 def test_small_gradients_unchanged(impl):
     init, update = impl.clip_by_global_norm(100.0)
     grads = random_tree(1)
@@ -81,6 +87,7 @@ def test_small_gradients_unchanged(impl):
     assert_trees_close(clipped, grads, rtol=0, atol=0)
 
 
+@pytest.mark.requirement(5)
 @pytest.mark.parametrize("max_norm", [0.5, 2.0, 50.0])
 def test_matches_optax(impl, max_norm):
     init, update = impl.clip_by_global_norm(max_norm)
@@ -92,6 +99,7 @@ def test_matches_optax(impl, max_norm):
         assert_trees_close(clipped, expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.requirement(6)
 def test_direction_kept_and_norm_equals_max(impl):
     init, update = impl.clip_by_global_norm(0.7)
     grads = random_tree(2, scale=5.0)
@@ -106,6 +114,7 @@ def test_direction_kept_and_norm_equals_max(impl):
     )
 
 
+@pytest.mark.requirement(7)
 def test_zero_gradient_gives_zeros_not_nan(impl):
     init, update = impl.clip_by_global_norm(1.0)
     grads = jax.tree.map(jnp.zeros_like, random_tree(3))
@@ -114,6 +123,7 @@ def test_zero_gradient_gives_zeros_not_nan(impl):
         np.testing.assert_array_equal(leaf, np.zeros(leaf.shape))
 
 
+@pytest.mark.requirement(8)
 def test_under_jit_with_traced_norm(impl):
     init, update = impl.clip_by_global_norm(1.0)
     oracle = optax.clip_by_global_norm(1.0)
@@ -128,6 +138,7 @@ def test_under_jit_with_traced_norm(impl):
         assert_trees_close(clipped, expected, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.requirement(9)
 def test_bfloat16_leaves_keep_dtype(impl):
     init, update = impl.clip_by_global_norm(1.0)
     grads = {
@@ -142,3 +153,57 @@ def test_bfloat16_leaves_keep_dtype(impl):
     np.testing.assert_allclose(
         np.asarray(clipped["w"], np.float32), [0.6, 0.8], rtol=1e-2
     )
+
+
+SHAPES = [(1,), (3, 1), (), (2, 5)]  # size-1 axes, a scalar, odd sizes
+DTYPES = {
+    "float32": jnp.float32,
+    "bfloat16": jnp.bfloat16,
+    "float16": jnp.float16,
+}
+RTOL = {"float32": 1e-5, "bfloat16": 1e-2, "float16": 2e-3}
+
+
+@st.composite
+def gradient_trees(draw):
+    """Leaves of SHAPES, each of its own dtype, at one magnitude (up to 300:
+    squares above float16's largest value, 65504)."""
+    scale = draw(st.sampled_from([0.0, 1e-3, 1.0, 300.0]))
+    unit = st.floats(-1, 1, width=32)
+    return [
+        jnp.asarray(
+            scale * draw(hnp.arrays(np.float32, s, elements=unit)),
+            DTYPES[draw(st.sampled_from(sorted(DTYPES)))],
+        )
+        for s in SHAPES
+    ]
+
+
+@pytest.mark.requirement(1, 2, 4, 5, 6, 9)
+@given(grads=gradient_trees(), max_norm=st.sampled_from([0.5, 2.0, 50.0]))
+@example(
+    grads=[
+        jnp.full((1,), 300.0, jnp.float16),
+        jnp.full((3, 1), 1.0, jnp.bfloat16),
+        jnp.array(0.5),
+        jnp.zeros((2, 5)),
+    ],
+    max_norm=2.0,
+)
+def test_property_matches_float64_numpy(impl, grads, max_norm):
+    x64 = [np.asarray(g, np.float64) for g in grads]
+    norm = np.sqrt(sum(np.sum(x**2) for x in x64))
+    got = impl.global_norm(grads)
+    assert got.dtype == jnp.float32 and got.shape == ()
+    np.testing.assert_allclose(got, norm, rtol=1e-5)
+    init, update = impl.clip_by_global_norm(max_norm)
+    clipped, _ = update(grads, init(grads))
+    factor = 1.0 if norm < max_norm else max_norm / norm
+    for c, g, x in zip(clipped, grads, x64):
+        assert c.dtype == g.dtype and c.shape == g.shape
+        name = jnp.dtype(g.dtype).name
+        if factor == 1.0:
+            np.testing.assert_array_equal(c, g)
+        np.testing.assert_allclose(
+            np.asarray(c, np.float64), x * factor, rtol=RTOL[name], atol=1e-30
+        )

@@ -6,6 +6,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
@@ -43,6 +45,7 @@ def mlp_problem(n=12):
 assert_trees_close = partial(shared_assert_trees_close, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.requirement(1)
 @pytest.mark.parametrize("k", [1, 2, 4, 8])
 def test_linear_matches_analytic_full_batch_gradient(impl, k):
     params, batch = linear_problem()
@@ -61,6 +64,7 @@ def test_linear_matches_analytic_full_batch_gradient(impl, k):
     )
 
 
+@pytest.mark.requirement(2)
 def test_mlp_matches_full_batch_value_and_grad(impl):
     params, batch = mlp_problem()
     loss, grads = impl.accumulate_gradients(mlp_loss, params, batch, 3)
@@ -69,6 +73,7 @@ def test_mlp_matches_full_batch_value_and_grad(impl):
     assert_trees_close(grads, ref_grads)
 
 
+@pytest.mark.requirement(3)
 def test_loss_fn_only_sees_micro_batches(impl):
     seen = []
 
@@ -83,6 +88,7 @@ def test_loss_fn_only_sees_micro_batches(impl):
     assert seen and all(shape == (4, 3) for shape in seen)
 
 
+@pytest.mark.requirement(4)
 def test_micro_batches_are_contiguous_slices(impl):
     # The loss of each micro-batch is the first y it sees; the mean over micro-batches then
     # reveals which examples opened each slice: y[0], y[4], y[8] for B=12, k=3.
@@ -93,6 +99,7 @@ def test_micro_batches_are_contiguous_slices(impl):
     np.testing.assert_allclose(loss, (0.0 + 4.0 + 8.0) / 3)
 
 
+@pytest.mark.requirement(5)
 def test_uses_scan(impl):
     params, batch = linear_problem()
     jaxpr = jax.make_jaxpr(
@@ -101,6 +108,7 @@ def test_uses_scan(impl):
     assert "scan" in str(jaxpr)
 
 
+@pytest.mark.requirement(2)
 def test_under_jit(impl):
     params, batch = mlp_problem()
     f = jax.jit(lambda p, b: impl.accumulate_gradients(mlp_loss, p, b, 2))
@@ -110,7 +118,75 @@ def test_under_jit(impl):
     assert_trees_close(grads, ref_grads)
 
 
+@pytest.mark.requirement(6)
 def test_indivisible_batch_raises_value_error(impl):
     params, batch = linear_problem(n=10)
     with pytest.raises(ValueError):
         impl.accumulate_gradients(linear_loss, params, batch, 4)
+
+
+@pytest.mark.requirement(5)
+def test_program_does_not_grow_with_k(impl):
+    params, batch = linear_problem(n=16)
+
+    def program_lines(k):
+        jaxpr = jax.make_jaxpr(
+            lambda p, b: impl.accumulate_gradients(linear_loss, p, b, k)
+        )(params, batch)
+        return len(str(jaxpr).splitlines())
+
+    assert program_lines(2) == program_lines(8), (
+        "the traced program grows with the number of micro-batches"
+    )
+
+
+def weighted_loss(params, batch):
+    """Weighted squared error; batch: x (n, 3), y (n,), weight (n, 1)."""
+    r = batch["x"] @ params["w"] + params["b"] - batch["y"]
+    return jnp.mean(batch["weight"][:, 0] * r**2)
+
+
+# (B, k): k = 1, k = B, sizes that are not powers of two
+SPLITS = [(1, 1), (5, 5), (6, 3), (6, 2), (7, 1), (12, 4)]
+
+
+@st.composite
+def problems(draw):
+    """(B, k), params and a batch with leaves of rank 1, 2 and 2 (size 1)."""
+    size, k = draw(st.sampled_from(SPLITS))
+    values = st.floats(-10, 10, width=32)
+    arrays = [
+        draw(hnp.arrays(np.float32, shape, elements=values))
+        for shape in [(size, 3), (size,), (size, 1), (3,)]
+    ]
+    x, y, weight, w = arrays
+    batch = {"x": x, "y": y, "weight": np.abs(weight)}
+    return k, {"w": w, "b": np.float32(0.5)}, batch
+
+
+@pytest.mark.requirement(1, 3)
+@given(problem=problems())
+def test_property_matches_float64_full_batch(impl, problem):
+    k, params, batch = problem
+    seen = []
+
+    def recording_loss(params, micro):
+        seen.append({name: leaf.shape for name, leaf in micro.items()})
+        return weighted_loss(params, micro)
+
+    loss, grads = impl.accumulate_gradients(recording_loss, params, batch, k)
+    m = len(batch["y"]) // k
+    assert seen and all(
+        s == {"x": (m, 3), "y": (m,), "weight": (m, 1)} for s in seen
+    )
+    x, y, wt = (np.asarray(batch[n], np.float64) for n in ["x", "y", "weight"])
+    r = x @ np.asarray(params["w"], np.float64) + 0.5 - y
+    wr = wt[:, 0] * r
+    scale = 1 + np.abs(wr).max() * (1 + np.abs(x).max())
+    np.testing.assert_allclose(loss, np.mean(wr * r), rtol=1e-4)
+    np.testing.assert_allclose(
+        grads["w"], 2 * x.T @ wr / len(y), rtol=1e-4, atol=1e-5 * scale
+    )
+    np.testing.assert_allclose(
+        grads["b"], 2 * np.mean(wr), rtol=1e-4, atol=1e-5 * scale
+    )

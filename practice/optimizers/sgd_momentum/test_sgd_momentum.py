@@ -7,6 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
@@ -46,6 +48,7 @@ def run_both(impl, lr, momentum, nesterov, steps=5, jit=False):
     assert_trees_close(params, ref_params)
 
 
+@pytest.mark.requirement(1)
 def test_hand_computed_three_steps(impl):
     init, update = impl.sgd_momentum(0.1, 0.9)
     params = {"w": jnp.array([1.0, 2.0])}
@@ -62,6 +65,7 @@ def test_hand_computed_three_steps(impl):
         )
 
 
+@pytest.mark.requirement(2)
 def test_nesterov_hand_computed_three_steps(impl):
     # The velocity is the same as without Nesterov (1, 1.9, 2.71 times g); the step follows the
     # look-ahead g + 0.9 * v_new: 1.9, 2.71, 3.439 times g.
@@ -79,6 +83,7 @@ def test_nesterov_hand_computed_three_steps(impl):
         )
 
 
+@pytest.mark.requirement(3)
 def test_init_is_zero_velocity_shaped_like_params(impl):
     init, _ = impl.sgd_momentum(0.1)
     params = make_params()
@@ -89,16 +94,19 @@ def test_init_is_zero_velocity_shaped_like_params(impl):
         np.testing.assert_array_equal(v, np.zeros(p.shape))
 
 
+@pytest.mark.requirement(4)
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_matches_optax_sgd(impl, nesterov):
     run_both(impl, lr=0.05, momentum=0.9, nesterov=nesterov)
 
 
+@pytest.mark.requirement(5)
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_matches_optax_under_jit(impl, nesterov):
     run_both(impl, lr=0.1, momentum=0.5, nesterov=nesterov, steps=4, jit=True)
 
 
+@pytest.mark.requirement(4)
 def test_zero_momentum_is_plain_sgd(impl):
     init, update = impl.sgd_momentum(0.3, momentum=0.0)
     params = make_params()
@@ -109,6 +117,7 @@ def test_zero_momentum_is_plain_sgd(impl):
         assert_trees_close(updates, jax.tree.map(lambda g: -0.3 * g, grads))
 
 
+@pytest.mark.requirement(6)
 def test_update_is_pure(impl):
     init, update = impl.sgd_momentum(0.1, 0.9)
     params = make_params()
@@ -122,6 +131,7 @@ def test_update_is_pure(impl):
     assert_trees_close(first, second, rtol=0, atol=0)
 
 
+@pytest.mark.requirement(5)
 def test_minimises_a_quadratic(impl):
     init, update = impl.sgd_momentum(0.1, 0.5)
     target = {"a": jnp.array([1.0, -2.0]), "b": {"c": jnp.array(3.0)}}
@@ -136,3 +146,57 @@ def test_minimises_a_quadratic(impl):
         updates, state = step(params, state)
         params = jax.tree.map(jnp.add, params, updates)
     assert float(loss(params)) < 1e-6
+
+
+SHAPES = [(1,), (3, 1), (), (2, 5)]  # size-1 axes, a scalar, odd sizes
+DTYPES = [jnp.float32, jnp.bfloat16, jnp.float16]
+
+
+@pytest.mark.requirement(3)
+@given(dtypes=st.lists(st.sampled_from(DTYPES), min_size=4, max_size=4))
+def test_property_init_keeps_shapes_and_dtypes(impl, dtypes):
+    init, _ = impl.sgd_momentum(0.1)
+    params = {
+        "a": [jnp.ones(s, d) for s, d in zip(SHAPES[:2], dtypes)],
+        "b": {"c": jnp.ones(SHAPES[2], dtypes[2])},
+        "d": jnp.ones(SHAPES[3], dtypes[3]),
+    }
+    state = init(params)
+    assert jax.tree.structure(state) == jax.tree.structure(params)
+    for v, p in zip(jax.tree.leaves(state), jax.tree.leaves(params)):
+        assert v.shape == p.shape and v.dtype == p.dtype
+        np.testing.assert_array_equal(np.asarray(v, np.float32), 0)
+
+
+@st.composite
+def gradient_steps(draw):
+    """Four steps of gradients for the leaves SHAPES."""
+    unit = st.floats(-1, 1, width=32)
+    return [
+        [draw(hnp.arrays(np.float32, s, elements=unit)) for s in SHAPES]
+        for _ in range(4)
+    ]
+
+
+@pytest.mark.requirement(4)
+@given(
+    steps=gradient_steps(),
+    learning_rate=st.sampled_from([1e-3, 0.1, 1.0]),
+    momentum=st.sampled_from([0.0, 0.5, 0.9, 0.99]),
+    nesterov=st.booleans(),
+)
+def test_property_matches_optax_sgd(
+    impl, steps, learning_rate, momentum, nesterov
+):
+    init, update = impl.sgd_momentum(learning_rate, momentum, nesterov)
+    oracle = optax.sgd(learning_rate, momentum=momentum, nesterov=nesterov)
+    params = ref_params = [jnp.full(s, 0.5) for s in SHAPES]
+    state, ref_state = init(params), oracle.init(params)
+    for grads in steps:
+        grads = [jnp.asarray(g) for g in grads]
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
+        shared_assert_trees_close(updates, ref_updates, rtol=1e-5, atol=1e-7)
+        params = jax.tree.map(jnp.add, params, updates)
+        ref_params = optax.apply_updates(ref_params, ref_updates)
+    assert_trees_close(params, ref_params)

@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import example, given, strategies as st
 
 BUCKETS = (16, 8, 64, 32)  # deliberately unsorted
 
@@ -18,6 +19,7 @@ def np_pool(x, w):
     return (weights / weights.sum()) @ x
 
 
+@pytest.mark.requirement(1, 2)
 def test_bucket_length(impl):
     for n, expected in [(1, 8), (8, 8), (9, 16), (17, 32), (33, 64), (64, 64)]:
         assert impl.bucket_length(n, BUCKETS) == expected, n
@@ -26,6 +28,7 @@ def test_bucket_length(impl):
             impl.bucket_length(n, BUCKETS)
 
 
+@pytest.mark.requirement(3, 4)
 def test_pad_to_bucket(impl):
     x = np.arange(15, dtype=np.float32).reshape(5, 3) + 1
     padded, mask = impl.pad_to_bucket(x, BUCKETS)
@@ -42,6 +45,7 @@ def test_pad_to_bucket(impl):
     assert np.asarray(full_mask).all()
 
 
+@pytest.mark.requirement(5)
 def test_pool_matches_unpadded_reference(impl):
     rng = np.random.default_rng(0)
     w = rng.normal(size=4).astype(np.float32)
@@ -59,6 +63,7 @@ def test_pool_matches_unpadded_reference(impl):
         )
 
 
+@pytest.mark.requirement(6)
 def test_padding_content_is_ignored(impl):
     rng = np.random.default_rng(1)
     w = jnp.asarray(rng.normal(size=4), jnp.float32)
@@ -73,6 +78,7 @@ def test_padding_content_is_ignored(impl):
         )
 
 
+@pytest.mark.requirement(8)
 def test_pool_under_jit_with_traced_mask(impl):
     rng = np.random.default_rng(2)
     pool = jax.jit(impl.masked_attention_pool)
@@ -103,6 +109,7 @@ def counting_compilations():
         jax.monitoring.unregister_event_duration_listener(listener)
 
 
+@pytest.mark.requirement(9)
 def test_at_most_one_compile_per_bucket(impl):
     traced_shapes = []
 
@@ -127,6 +134,7 @@ def test_at_most_one_compile_per_bucket(impl):
     )  # XLA compilations, not only traces
 
 
+@pytest.mark.requirement(10)
 def test_bucketed_with_another_function(impl):
     traces = []
 
@@ -139,3 +147,86 @@ def test_bucketed_with_another_function(impl):
         x = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
         np.testing.assert_array_equal(run(x), x.sum(axis=0))
     assert len(traces) == 2
+
+
+def bucket_oracle(n, buckets):
+    """Brute force: the smallest bucket >= n, or None when none fits."""
+    best = None
+    for b in buckets:
+        if n >= 1 and b >= n and (best is None or b < best):
+            best = b
+    return best
+
+
+@pytest.mark.requirement(1, 2)
+@given(
+    buckets=st.lists(st.integers(1, 40), min_size=1, max_size=5, unique=True),
+    n=st.integers(-1, 45),
+)
+@example(buckets=[8, 3], n=3)
+@example(buckets=[8, 3], n=0)
+def test_bucket_length_matches_oracle(impl, buckets, n):
+    expected = bucket_oracle(n, buckets)
+    if expected is None:
+        with pytest.raises(ValueError):
+            impl.bucket_length(n, buckets)
+    else:
+        assert impl.bucket_length(n, buckets) == expected
+
+
+@pytest.mark.requirement(3, 4)
+@given(
+    n=st.integers(1, 16),
+    d=st.sampled_from([1, 3]),
+    dtype=st.sampled_from(["float32", "float16", "bfloat16", "int32"]),
+)
+@example(n=8, d=1, dtype="bfloat16")
+def test_pad_to_bucket_matches_oracle(impl, n, d, dtype):
+    dtype = jnp.dtype(dtype)
+    x = (np.arange(n * d).reshape(n, d) % 7 + 1).astype(dtype)
+    padded, mask = impl.pad_to_bucket(x, BUCKETS)
+    padded, mask = np.asarray(padded), np.asarray(mask)
+    length = 8 if n <= 8 else 16
+    assert padded.shape == (length, d) and padded.dtype == dtype
+    assert mask.shape == (length,) and mask.dtype == np.bool_
+    np.testing.assert_array_equal(padded[:n], x)
+    np.testing.assert_array_equal(padded[n:].astype(np.float32), 0)
+    np.testing.assert_array_equal(mask, np.arange(length) < n)
+
+
+@pytest.mark.requirement(5, 6, 7)
+@given(
+    n=st.sampled_from([1, 2, 5, 8]),
+    d=st.sampled_from([1, 3]),
+    fill=st.sampled_from([0.0, 1e6, -1e6, np.inf, -np.inf, np.nan]),
+    magnitude=st.sampled_from([1.0, 300.0]),
+    seed=st.integers(0, 2**16),
+)
+@example(n=1, d=1, fill=np.nan, magnitude=1.0, seed=0)
+@example(n=5, d=3, fill=0.0, magnitude=300.0, seed=0)
+def test_pool_property(impl, n, d, fill, magnitude, seed):
+    """Any real-row count, padding content and score range (300 * x @ w is
+    far above exp's float32 range) against the float64 oracle."""
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=(n, d)) * magnitude).astype(np.float32)
+    w = rng.normal(size=d).astype(np.float32)
+    padded = np.full((8, d), fill, np.float32)
+    padded[:n] = x
+    out = impl.masked_attention_pool(
+        jnp.asarray(padded), jnp.asarray(np.arange(8) < n), jnp.asarray(w)
+    )
+    assert out.shape == (d,)
+    np.testing.assert_allclose(
+        out, np_pool(x, w), rtol=1e-4, atol=1e-4 * magnitude
+    )
+
+
+@pytest.mark.requirement(7)
+def test_pool_with_scores_beyond_exp_range(impl):
+    """Scores 1000 and 999: exp overflows float32, the softmax must not."""
+    x = np.array([[1000.0], [999.0], [0.0]], np.float32)
+    w = np.ones(1, np.float32)
+    out = impl.masked_attention_pool(
+        jnp.asarray(x), jnp.asarray([True, True, False]), jnp.asarray(w)
+    )
+    np.testing.assert_allclose(out, np_pool(x[:2], w), rtol=1e-6)

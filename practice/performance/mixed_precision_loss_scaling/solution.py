@@ -39,10 +39,9 @@ def scaled_grads(
     flag)."""
     scale = jnp.asarray(scale, jnp.float32)
 
-    def scaled_loss(half_params):
-        return loss_fn(half_params, _to_half(batch)) * scale.astype(
-            jnp.float16
-        )
+    def scaled_loss(half_params):  # the scale stays float32
+        loss = loss_fn(half_params, _to_half(batch))
+        return loss.astype(jnp.float32) * scale
 
     half_grads = jax.grad(scaled_loss)(_to_half(params))
     grads = jax.tree.map(lambda g: g.astype(jnp.float32) / scale, half_grads)

@@ -15,7 +15,10 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-# loss_fn(params, batch) -> scalar; called with float16 params and batch
+# loss_fn(params, batch) -> scalar; called with float16 params and batch. Its
+# backward pass starts from the float32 scale S: a loss reduced in float32
+# (float16 terms, float32 mean) passes only S times each term's share through
+# float16, so S may exceed 65504; a loss returned in float16 receives S itself.
 LossFn = Callable[[Any, Any], jax.Array]
 
 
@@ -31,13 +34,15 @@ def scaled_grads(
     """Gradients of ``loss_fn`` computed in float16 with loss scaling.
 
     params: pytree of float32 arrays (master weights); batch: pytree of arrays;
-    scale: float32 scalar (Python float or array), at most 2**15.
-    Cast params and every floating-point leaf of batch to float16, compute
-    ``loss_fn(params16, batch16) * scale`` in float16 (scale cast to float16),
-    differentiate it with respect to params16, cast the gradients to float32
-    and divide them by ``scale``. Returns ``(grads, finite)``: grads a pytree
-    shaped like params, float32; finite a bool scalar, True iff every gradient
-    entry is finite (no inf, no nan).
+    scale: float32 scalar (Python float or array), any size: it is never cast
+    to float16, so it may exceed float16's maximum 65504.
+    Cast params and every floating-point leaf of batch (float32, bfloat16, ...)
+    to float16 and leave integer leaves alone; cast the loss
+    ``loss_fn(params16, batch16)`` to float32 and multiply it by ``scale`` in
+    float32; differentiate that with respect to params16, cast the gradients
+    to float32 and divide them by ``scale``. Returns ``(grads, finite)``:
+    grads a pytree shaped like params, float32; finite a bool scalar, True iff
+    every gradient entry is finite (no inf, no nan).
     """
     raise NotImplementedError(
         "scaled_grads: cast to float16, grad of loss * scale, unscale in "

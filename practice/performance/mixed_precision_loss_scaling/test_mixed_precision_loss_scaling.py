@@ -1,8 +1,17 @@
 """Tests for Mixed Precision with Loss Scaling."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
+
+DTYPES = {
+    "float32": jnp.float32,
+    "bfloat16": jnp.bfloat16,
+    "float16": jnp.float16,
+}
 
 RNG = np.random.default_rng(0)
 X_SMALL = (RNG.uniform(1, 2, size=(8, 4)) * 1e-3).astype(np.float32)
@@ -20,20 +29,33 @@ def linear_loss(params, batch):
     return jnp.sum(batch["x"] @ params["w"])
 
 
-def tiny_reference():
-    x16 = X_SMALL.astype(np.float16).astype(
-        np.float64
-    )  # the float16 inputs, exact in float64
+def tiny_reference(x=X_SMALL):
+    """float64 oracle: the gradient of tiny_loss at the float16-rounded inputs."""
+    x16 = np.asarray(x, np.float32).astype(np.float16).astype(np.float64)
     return 1e-5 * x16.mean(axis=0)
+
+
+def mean_f32_loss(params, batch):
+    """float16 products, reduced in float32 (as in guide/profiling.md): the
+    float32 scale reaches float16 only as S * 1e-7 / n per row."""
+    rows = (batch["x"] @ params["w"]).astype(jnp.float32)
+    return 1e-7 * jnp.mean(rows)
+
+
+def batch_of(draw_x, dtype):
+    """A float batch leaf of the given dtype (bfloat16 cast from float32)."""
+    return {"x": jnp.asarray(draw_x, DTYPES[dtype])}
 
 
 def state(impl, scale, good=0):
     return impl.LossScaleState(jnp.float32(scale), jnp.int32(good))
 
 
-def test_unscaled_float16_gradient_underflows(impl):
+@pytest.mark.requirement(1)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_unscaled_float16_gradient_underflows(impl, dtype):
     grads, finite = impl.scaled_grads(
-        tiny_loss, {"w": jnp.asarray(W)}, {"x": jnp.asarray(X_SMALL)}, 1.0
+        tiny_loss, {"w": jnp.asarray(W)}, batch_of(X_SMALL, dtype), 1.0
     )
     assert (tiny_reference() > 1e-8).all()
     np.testing.assert_array_equal(
@@ -42,18 +64,50 @@ def test_unscaled_float16_gradient_underflows(impl):
     assert bool(finite)
 
 
-def test_scaling_recovers_small_gradients(impl):
-    for scale in [2.0**10, 2.0**15]:
-        grads, finite = impl.scaled_grads(
-            tiny_loss,
-            {"w": jnp.asarray(W)},
-            {"x": jnp.asarray(X_SMALL)},
-            jnp.float32(scale),
-        )
-        assert grads["w"].dtype == jnp.float32 and bool(finite)
-        np.testing.assert_allclose(grads["w"], tiny_reference(), rtol=1e-2)
+@pytest.mark.requirement(2)
+@given(
+    x=hnp.arrays(np.float32, (8, 4), elements=st.floats(1, 2, width=32)),
+    dtype=st.sampled_from(sorted(DTYPES)),
+    scale=st.sampled_from([2.0**10, 2.0**13, 2.0**15, 3e4]),
+    as_array=st.booleans(),
+)
+@example(x=X_SMALL * 1e3, dtype="float32", scale=2.0**15, as_array=True)
+def test_scaling_recovers_small_gradients(impl, x, dtype, scale, as_array):
+    x = x * np.float32(1e-3)
+    grads, finite = impl.scaled_grads(
+        tiny_loss,
+        {"w": jnp.asarray(W)},
+        batch_of(x, dtype),
+        jnp.float32(scale) if as_array else scale,
+    )
+    assert grads["w"].dtype == jnp.float32 and grads["w"].shape == W.shape
+    assert bool(finite)
+    x_in = np.asarray(jnp.asarray(x, DTYPES[dtype]).astype(jnp.float32))
+    np.testing.assert_allclose(grads["w"], tiny_reference(x_in), rtol=1e-2)
 
 
+@pytest.mark.requirement(5)
+@given(
+    power=st.sampled_from([14, 15, 16, 17, 20, 24, 30]),
+    n=st.sampled_from([1, 3, 8]),
+    d=st.sampled_from([1, 5]),
+    dtype=st.sampled_from(sorted(DTYPES)),
+)
+@example(power=16, n=8, d=5, dtype="float32")
+def test_scale_above_float16_max(impl, power, n, d, dtype):
+    """The scale stays float32: 2**16 and above do not overflow."""
+    x = np.random.default_rng(n * d).uniform(1, 2, size=(n, d))
+    batch = batch_of(x.astype(np.float32), dtype)
+    w = jnp.ones(d, jnp.float32)
+    grads, finite = impl.scaled_grads(
+        mean_f32_loss, {"w": w}, batch, jnp.float32(2.0**power)
+    )
+    assert bool(finite), f"S = 2**{power} overflowed"
+    x16 = np.asarray(batch["x"].astype(jnp.float16), np.float64)
+    np.testing.assert_allclose(grads["w"], 1e-7 * x16.mean(axis=0), rtol=1e-2)
+
+
+@pytest.mark.requirement(3)
 def test_integer_batch_leaves_are_not_cast(impl):
     def loss(params, batch):
         return 1e-5 * jnp.mean(batch["x"][batch["rows"]] @ params["w"])
@@ -71,6 +125,7 @@ def test_integer_batch_leaves_are_not_cast(impl):
     )
 
 
+@pytest.mark.requirement(4)
 def test_overflow_is_reported(impl):
     col_sums = X_BIG.astype(np.float16).astype(np.float64).sum(axis=0)
     params, batch = {"w": jnp.asarray(W)}, {"x": jnp.asarray(X_BIG)}
@@ -81,6 +136,7 @@ def test_overflow_is_reported(impl):
     assert not bool(finite)  # 600 * 32768 > 65504
 
 
+@pytest.mark.requirement(6, 7, 8)
 def test_update_loss_scale_sequence(impl):
     flags = [
         True,
@@ -117,6 +173,7 @@ def test_update_loss_scale_sequence(impl):
     assert s.scale.dtype == jnp.float32 and s.good_steps.dtype == jnp.int32
 
 
+@pytest.mark.requirement(6, 7, 8)
 def test_update_loss_scale_options_under_jit(impl):
     update = jax.jit(
         impl.update_loss_scale,
@@ -132,6 +189,7 @@ def test_update_loss_scale_options_under_jit(impl):
     assert seen == [(8, 0), (2, 0), (2, 0), (2, 1), (8, 0)]
 
 
+@pytest.mark.requirement(9)
 def test_train_step_skips_on_overflow(impl):
     params = {"w": jnp.asarray(W)}
     new_params, new_state = impl.train_step(
@@ -145,6 +203,7 @@ def test_train_step_skips_on_overflow(impl):
     assert (float(new_state.scale), int(new_state.good_steps)) == (2.0**14, 0)
 
 
+@pytest.mark.requirement(10)
 def test_train_step_applies_sgd_on_finite_gradients(impl):
     x = RNG.normal(size=(16, 4)).astype(np.float32)
     y = RNG.normal(size=16).astype(np.float32)
@@ -165,6 +224,7 @@ def test_train_step_applies_sgd_on_finite_gradients(impl):
     assert (float(new_state.scale), int(new_state.good_steps)) == (2.0**10, 1)
 
 
+@pytest.mark.requirement(11)
 def test_dynamic_scaling_run_under_jit(impl):
     col_sums = X_BIG.astype(np.float16).astype(np.float64).sum(axis=0)
     assert (
@@ -198,3 +258,139 @@ def test_dynamic_scaling_run_under_jit(impl):
         (64, 0, False),
         (64, 1, True),
     ]
+
+
+@pytest.mark.requirement(4)
+@given(
+    row=st.integers(0, 7),
+    col=st.integers(0, 3),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf]),
+)
+@example(row=0, col=0, bad=np.nan)
+def test_non_finite_gradient_is_reported(impl, row, col, bad):
+    """One inf or nan in the batch makes a gradient entry non-finite."""
+    x = X_SMALL.copy()
+    x[row, col] = bad
+    grads, finite = impl.scaled_grads(
+        tiny_loss, {"w": jnp.asarray(W)}, {"x": jnp.asarray(x)}, 2.0**10
+    )
+    assert not np.isfinite(np.asarray(grads["w"])).all()
+    assert not bool(finite)
+
+
+def scale_oracle(scale, flags, growth_interval, factor, min_scale):
+    """Brute force, in plain Python: the (scale, good_steps) after each flag."""
+    good, seen = 0, []
+    for flag in flags:
+        if not flag:
+            scale, good = max(scale / factor, min_scale), 0
+        elif good + 1 >= growth_interval:
+            scale, good = scale * factor, 0
+        else:
+            good += 1
+        seen.append((scale, good))
+    return seen
+
+
+@pytest.mark.requirement(6, 7, 8)
+@given(
+    flags=st.lists(st.booleans(), min_size=1, max_size=10),
+    growth_interval=st.sampled_from([1, 2, 3]),
+    factor=st.sampled_from([2.0, 4.0]),
+    min_scale=st.sampled_from([1.0, 4.0]),
+    start=st.sampled_from([1.0, 8.0, 2.0**15]),
+)
+@example(
+    flags=[True] * 3, growth_interval=1, factor=2.0, min_scale=1.0, start=1.0
+)
+def test_update_loss_scale_matches_oracle(
+    impl, flags, growth_interval, factor, min_scale, start
+):
+    update = jax.jit(
+        impl.update_loss_scale,
+        static_argnames=("growth_interval", "factor", "min_scale"),
+    )
+    s, seen = state(impl, start), []
+    for flag in flags:
+        s = update(
+            s,
+            jnp.bool_(flag),
+            growth_interval=growth_interval,
+            factor=factor,
+            min_scale=min_scale,
+        )
+        assert s.scale.dtype == jnp.float32
+        assert s.good_steps.dtype == jnp.int32
+        seen.append((float(s.scale), int(s.good_steps)))
+    assert seen == scale_oracle(
+        start, flags, growth_interval, factor, min_scale
+    )
+
+
+@pytest.mark.requirement(10)
+def test_master_weights_keep_small_updates(impl):
+    """lr * grad is far below float16's resolution at w = 1: the float32
+    master weights still move by it."""
+    x = X_SMALL * 1e3  # gradient of tiny_loss: 1e-5 * mean(x16)
+    params = {"w": jnp.asarray(W)}  # not representable in float16
+    new_params, _ = impl.train_step(
+        tiny_loss, params, state(impl, 2.0**15), {"x": jnp.asarray(x)}, 1.0
+    )
+    x16 = x.astype(np.float16).astype(np.float64)
+    oracle = W.astype(np.float64) - 1e-5 * x16.mean(0)
+    assert new_params["w"].dtype == jnp.float32
+    np.testing.assert_allclose(new_params["w"], oracle, rtol=0, atol=3e-7)
+
+
+@pytest.mark.requirement(1, 3)
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_loss_fn_sees_float16(impl, dtype):
+    """loss_fn receives float16 params and float16 floating batch leaves
+    (whatever their dtype before); integer leaves keep theirs."""
+    seen = []
+
+    def loss(params, batch):
+        seen.append({k: v.dtype for k, v in {**params, **batch}.items()})
+        return tiny_loss(params, batch)
+
+    batch = {
+        **batch_of(X_SMALL, dtype),
+        "rows": jnp.arange(3, dtype=jnp.int32),
+    }
+    impl.scaled_grads(loss, {"w": jnp.asarray(W)}, batch, 2.0**10)
+    assert seen and seen[0] == {
+        "w": jnp.float16,
+        "x": jnp.float16,
+        "rows": jnp.int32,
+    }
+
+
+def sq_loss(params, batch):
+    """float16 residuals, float32 mean of their squares."""
+    r = (batch["x"] @ params["w"]).astype(jnp.float32)
+    return 0.5 * jnp.mean(r**2)
+
+
+@pytest.mark.requirement(12)
+def test_keeps_training_across_scale_growth(impl):
+    """Scale 2**15 grows to 2**16 and 2**17 (beyond float16's 65504): every
+    step stays finite and follows a float64 SGD oracle."""
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.5, 1, size=(8, 4)).astype(np.float32)
+    w0 = (rng.uniform(0.5, 1, size=4) * 1e-2).astype(np.float32)
+    step = jax.jit(
+        impl.train_step,
+        static_argnums=(0, 4),
+        static_argnames="growth_interval",
+    )
+    params, s = {"w": jnp.asarray(w0)}, state(impl, 2.0**15, 1)
+    x16 = x.astype(np.float16).astype(np.float64)
+    w, history = w0.astype(np.float64), []
+    for _ in range(4):
+        params, s = step(
+            sq_loss, params, s, {"x": jnp.asarray(x)}, 0.1, growth_interval=2
+        )
+        w = w - 0.1 * x16.T @ (x16 @ w) / len(x16)  # float64 SGD oracle
+        history.append((float(s.scale), int(s.good_steps)))
+        np.testing.assert_allclose(params["w"], w, rtol=1e-2)
+    assert history == [(2**16, 0), (2**16, 1), (2**17, 0), (2**17, 1)]

@@ -1,6 +1,9 @@
 """Tests for Account for ZeRO Memory by Stage. Oracle: Figure 1 of Rajbhandari et al. (2020)."""
 
+from fractions import Fraction
+
 import pytest
+from hypothesis import example, given, strategies as st
 
 PSI, N_D = 7.5e9, 64  # the paper's example: 7.5B parameters, 64-way DP
 FIGURE_1 = {
@@ -11,6 +14,7 @@ FIGURE_1 = {
 }  # GB per device, as printed in Figure 1
 
 
+@pytest.mark.requirement(1)
 def test_figure_1_of_the_paper(impl):
     for stage, printed in FIGURE_1.items():
         gb = impl.zero_memory_gb(PSI, N_D, stage)
@@ -21,6 +25,7 @@ def test_figure_1_of_the_paper(impl):
         )  # printed with one decimal
 
 
+@pytest.mark.requirement(1)
 def test_exact_values_by_hand(impl):
     # baseline 16 * 7.5 = 120; stage 1: 4 * 7.5 + 12 * 7.5 / 64; stage 2: 2 * 7.5 + 14 * 7.5 / 64;
     # stage 3: 16 * 7.5 / 64 (all in GB)
@@ -31,6 +36,7 @@ def test_exact_values_by_hand(impl):
         )
 
 
+@pytest.mark.requirement(2, 3)
 def test_breakdown_by_state(impl):
     b = impl.zero_model_state_bytes(PSI, N_D, 2)
     assert set(b) == {"params", "grads", "optimizer", "total"}
@@ -57,6 +63,7 @@ PARTITIONED = {
 }
 
 
+@pytest.mark.requirement(2)
 def test_each_stage_partitions_its_states(impl):
     # distinct byte counts per state, so that no two states can be confused
     sizes = {"params": 4, "grads": 2, "optimizer": 12}
@@ -80,6 +87,7 @@ def test_each_stage_partitions_its_states(impl):
             ) == pytest.approx(total / 1e9)
 
 
+@pytest.mark.requirement(5)
 def test_one_device_and_monotonicity(impl):
     for stage in range(4):
         assert impl.zero_memory_gb(1e9, 1, stage) == pytest.approx(16.0)
@@ -93,6 +101,7 @@ def test_one_device_and_monotonicity(impl):
     assert impl.zero_memory_gb(1e12, 1024, 3) == pytest.approx(15.625)
 
 
+@pytest.mark.requirement(4)
 def test_other_bytes_per_parameter(impl):
     # e.g. float32 weights and gradients with an 8-byte optimizer state (K = 8)
     gb = impl.zero_memory_gb(
@@ -103,6 +112,7 @@ def test_other_bytes_per_parameter(impl):
     assert gb == pytest.approx(2 * 2 + (2 + 4) * 2 / 8)
 
 
+@pytest.mark.requirement(6)
 def test_max_params(impl):
     # 32 GB per device, 64 devices, stage 3: 32e9 * 64 / 16 bytes = 128e9 parameters
     assert impl.max_params(32, 64, 3) == pytest.approx(128e9)
@@ -115,9 +125,85 @@ def test_max_params(impl):
         ) == pytest.approx(40.0)
 
 
+@pytest.mark.requirement(7)
 def test_invalid_arguments(impl):
     for args in [(PSI, N_D, 4), (PSI, N_D, -1), (PSI, 0, 1), (-1.0, N_D, 1)]:
         with pytest.raises(ValueError):
             impl.zero_model_state_bytes(*args)
     with pytest.raises(ValueError):
         impl.zero_memory_gb(PSI, N_D, 5)
+
+
+def bytes_oracle(psi, n_d, stage, sizes):
+    """Exact rational bytes per state: a state is divided by N_d when the
+    stage partitions it (Section 5 of the paper)."""
+    return {
+        state: Fraction(psi)
+        * Fraction(size)
+        / (n_d if state in PARTITIONED[stage] else 1)
+        for state, size in sizes.items()
+    }
+
+
+@pytest.mark.requirement(2, 3, 4)
+@given(
+    psi=st.one_of(st.integers(0, 10**13), st.floats(0, 1e13)),
+    n_d=st.integers(1, 4096),
+    stage=st.integers(0, 3),
+    sizes=st.fixed_dictionaries(
+        {
+            "params": st.sampled_from([1, 2, 4]),
+            "grads": st.sampled_from([2, 4]),
+            "optimizer": st.sampled_from([4, 8, 12, 16]),
+        }
+    ),
+)
+@example(
+    psi=7, n_d=3, stage=3, sizes={"params": 4, "grads": 2, "optimizer": 12}
+)
+def test_breakdown_matches_oracle(impl, psi, n_d, stage, sizes):
+    kwargs = {
+        "param_bytes": sizes["params"],
+        "grad_bytes": sizes["grads"],
+        "optimizer_bytes": sizes["optimizer"],
+    }
+    b = impl.zero_model_state_bytes(psi, n_d, stage, **kwargs)
+    want = bytes_oracle(psi, n_d, stage, sizes)
+    assert set(b) == {"params", "grads", "optimizer", "total"}
+    assert all(type(v) is float for v in b.values()), b
+    for state in sizes:
+        assert b[state] == pytest.approx(float(want[state]), rel=1e-12)
+    total = float(sum(want.values()))
+    assert b["total"] == pytest.approx(total, rel=1e-12)
+    gb = impl.zero_memory_gb(psi, n_d, stage, **kwargs)
+    assert type(gb) is float and gb == pytest.approx(total / 1e9, rel=1e-12)
+
+
+@pytest.mark.requirement(6)
+@given(
+    memory=st.floats(0.5, 1e4),
+    n_d=st.integers(1, 4096),
+    stage=st.integers(0, 3),
+    optimizer_bytes=st.sampled_from([4, 8, 12]),
+)
+@example(memory=32.0, n_d=64, stage=3, optimizer_bytes=12)
+def test_max_params_inverts_memory(impl, memory, n_d, stage, optimizer_bytes):
+    psi = impl.max_params(memory, n_d, stage, optimizer_bytes=optimizer_bytes)
+    per_param = bytes_oracle(
+        1, n_d, stage, {"params": 2, "grads": 2, "optimizer": optimizer_bytes}
+    )
+    assert psi == pytest.approx(memory * 1e9 / float(sum(per_param.values())))
+
+
+@pytest.mark.requirement(8)
+def test_boundaries_are_valid(impl):
+    """Zero parameters cost nothing; one device is a valid degree."""
+    for stage in range(4):
+        b = impl.zero_model_state_bytes(0, 1, stage)
+        assert b == {
+            "params": 0.0,
+            "grads": 0.0,
+            "optimizer": 0.0,
+            "total": 0.0,
+        }
+        assert impl.zero_memory_gb(0, 64, stage) == 0.0

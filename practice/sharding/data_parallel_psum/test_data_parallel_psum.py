@@ -3,6 +3,8 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 from practice._testing import all_primitives
 
@@ -40,6 +42,7 @@ def jitted(impl):
 grad_on_rows = jax.jit(jax.grad(mlp_loss))
 
 
+@pytest.mark.requirement(1)
 def test_per_device_grads_are_local(impl):
     params, x, y = make_problem()
     per_device_grads, _ = jitted(impl)
@@ -61,6 +64,7 @@ def test_per_device_grads_are_local(impl):
                 )
 
 
+@pytest.mark.requirement(2)
 def test_mean_of_local_grads_is_the_global_grad(impl):
     params, x, y = make_problem(1)
     per_device_grads, _ = jitted(impl)
@@ -75,6 +79,7 @@ def test_mean_of_local_grads_is_the_global_grad(impl):
         )
 
 
+@pytest.mark.requirement(3)
 def test_step_equals_single_device_sgd(impl):
     params, x, y = make_problem(2)
     full_loss, full_grads = jax.value_and_grad(mlp_loss)(params, x, y)
@@ -95,6 +100,7 @@ def test_step_equals_single_device_sgd(impl):
             )
 
 
+@pytest.mark.requirement(4)
 def test_new_params_are_replicated(impl):
     params, x, y = make_problem(3)
     new_params, _ = impl.dp_train_step(
@@ -105,6 +111,7 @@ def test_new_params_are_replicated(impl):
         assert len(leaf.sharding.device_set) == 8
 
 
+@pytest.mark.requirement(5)
 def test_step_uses_shard_map_and_psum(impl):
     params, x, y = make_problem(4)
     jaxpr = jax.make_jaxpr(
@@ -115,6 +122,7 @@ def test_step_uses_shard_map_and_psum(impl):
     assert any(name.startswith("psum") for name in names), names
 
 
+@pytest.mark.requirement(6)
 def test_jitted_training_follows_single_device_sgd(impl):
     params, x, y = make_problem(5, rows=32)
     _, step = jitted(impl)
@@ -131,3 +139,59 @@ def test_jitted_training_follows_single_device_sgd(impl):
             params[name], reference[name], rtol=1e-4, atol=1e-5
         )
     assert losses[-1] < 0.8 * losses[0]
+
+
+def np_mlp_grad(params, x, y):
+    """float64 NumPy oracle: loss and gradient of mlp_loss, by hand."""
+    p = {k: np.asarray(v, np.float64) for k, v in params.items()}
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    h = np.tanh(x @ p["w1"] + p["b1"])
+    r = h @ p["w2"] - y
+    d_pred = 2 * r / len(y)
+    d_pre = np.outer(d_pred, p["w2"]) * (1 - h**2)
+    grads = {"w1": x.T @ d_pre, "b1": d_pre.sum(0), "w2": h.T @ d_pred}
+    return np.mean(r**2), grads
+
+
+@pytest.mark.requirement(1, 2, 3)
+@given(
+    n=st.sampled_from([1, 2, 8]),
+    rows_per_device=st.sampled_from([1, 3]),
+    seed=st.integers(0, 2**16),
+    lr=st.sampled_from([0.05, 0.5]),
+)
+@example(n=8, rows_per_device=1, seed=0, lr=0.5)
+def test_against_float64_oracle(impl, n, rows_per_device, seed, lr):
+    """Meshes of 1, 2 and 8 devices, one or three rows per device."""
+    params, x, y = make_problem(seed, rows=n * rows_per_device)
+    per_device_grads, dp_train_step = jitted(impl)
+    grads = per_device_grads(mlp_loss, params, x, y, mesh_of(n))
+    m = rows_per_device
+    for i in range(n):
+        _, want = np_mlp_grad(
+            params, x[i * m : (i + 1) * m], y[i * m : (i + 1) * m]
+        )
+        for name in params:
+            np.testing.assert_allclose(
+                np.asarray(grads[name])[i], want[name], rtol=1e-4, atol=1e-5
+            )
+    full_loss, full = np_mlp_grad(params, x, y)
+    new_params, loss = dp_train_step(mlp_loss, params, x, y, mesh_of(n), lr)
+    np.testing.assert_allclose(loss, full_loss, rtol=1e-5)
+    for name in params:
+        np.testing.assert_allclose(
+            new_params[name],
+            np.asarray(params[name], np.float64) - lr * full[name],
+            rtol=1e-4,
+            atol=1e-5,
+        )
+
+
+@pytest.mark.requirement(4)
+def test_per_device_grads_stay_on_their_devices(impl):
+    """No collective: device i holds out[i] and nothing else."""
+    params, x, y = make_problem(6)
+    grads = impl.per_device_grads(mlp_loss, params, x, y, mesh_of(8))
+    for leaf in jax.tree.leaves(grads):
+        assert len(leaf.sharding.device_set) == 8
+        assert leaf.sharding.shard_shape(leaf.shape) == (1,) + leaf.shape[1:]

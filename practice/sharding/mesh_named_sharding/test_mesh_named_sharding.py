@@ -4,11 +4,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
 RULES = {"batch": "data", "embed": None, "mlp": "model", "heads": "model"}
 
 
+@pytest.mark.requirement(1)
 def test_make_mesh_shapes(impl):
     for data, model in [(4, 2), (2, 4), (8, 1), (2, 2)]:
         mesh = impl.make_mesh(data, model)
@@ -18,6 +20,7 @@ def test_make_mesh_shapes(impl):
         assert len({d.id for d in mesh.devices.flat}) == data * model
 
 
+@pytest.mark.requirement(2)
 def test_logical_to_spec(impl):
     assert impl.logical_to_spec(("batch", "embed"), RULES) == P("data", None)
     assert impl.logical_to_spec(("embed", "mlp"), RULES) == P(None, "model")
@@ -31,6 +34,7 @@ def test_logical_to_spec(impl):
     )
 
 
+@pytest.mark.requirement(3)
 def test_logical_to_spec_errors(impl):
     with pytest.raises(ValueError):
         impl.logical_to_spec(("mlp", "heads"), RULES)  # both on "model"
@@ -42,6 +46,7 @@ def test_logical_to_spec_errors(impl):
         impl.logical_to_spec(("batch", "vocab"), RULES)
 
 
+@pytest.mark.requirement(4)
 def test_shard_shape_by_hand(impl):
     mesh = impl.make_mesh(4, 2)
     assert impl.shard_shape((16, 8), P("data", None), mesh) == (4, 8)
@@ -52,6 +57,7 @@ def test_shard_shape_by_hand(impl):
     assert impl.shard_shape((6, 5, 3), P("model"), mesh) == (3, 5, 3)
 
 
+@pytest.mark.requirement(4)
 def test_shard_shape_agrees_with_named_sharding(impl):
     for data, model in [(4, 2), (2, 4)]:
         mesh = impl.make_mesh(data, model)
@@ -68,6 +74,7 @@ def test_shard_shape_agrees_with_named_sharding(impl):
             )
 
 
+@pytest.mark.requirement(5)
 def test_shard_shape_rejects_uneven_splits(impl):
     mesh = impl.make_mesh(4, 2)
     with pytest.raises(ValueError):
@@ -76,6 +83,7 @@ def test_shard_shape_rejects_uneven_splits(impl):
         impl.shard_shape((12, 3), P(None, "model"), mesh)
 
 
+@pytest.mark.requirement(6)
 def test_shard_tree_places_every_leaf(impl):
     mesh = impl.make_mesh(4, 2)
     rng = np.random.default_rng(0)
@@ -119,6 +127,7 @@ def test_shard_tree_places_every_leaf(impl):
         assert len({str(s.index) for s in shards}) == distinct[name], name
 
 
+@pytest.mark.requirement(7)
 def test_shard_tree_other_mesh(impl):
     mesh = impl.make_mesh(2, 4)
     x = jnp.arange(32.0).reshape(4, 8)
@@ -130,3 +139,78 @@ def test_shard_tree_other_mesh(impl):
     )
     assert {s.data.shape for s in placed.addressable_shards} == {(2, 2)}
     np.testing.assert_array_equal(placed, x)
+
+
+ENTRIES = [None, "data", "model", ("data", "model"), ("model", "data")]
+MESHES = [(4, 2), (2, 4), (8, 1), (1, 8), (2, 2)]
+
+
+def axes_of(entry):
+    return (
+        ()
+        if entry is None
+        else entry
+        if isinstance(entry, tuple)
+        else (entry,)
+    )
+
+
+@pytest.mark.requirement(4, 5)
+@given(
+    mesh_shape=st.sampled_from(MESHES),
+    dims=st.lists(
+        st.sampled_from([1, 2, 3, 4, 6, 8, 12, 24]), min_size=1, max_size=3
+    ),
+    entries=st.lists(st.sampled_from(ENTRIES), max_size=3),
+)
+@example(mesh_shape=(4, 2), dims=[6, 5], entries=["data"])
+@example(mesh_shape=(4, 2), dims=[1, 8], entries=[None, "model"])
+def test_shard_shape_matches_named_sharding(impl, mesh_shape, dims, entries):
+    """Random shapes (odd and size-1 dimensions), specs shorter than the
+    shape, tuple entries: NamedSharding's block shape, or ValueError when a
+    dimension does not split evenly."""
+    entries = entries[: len(dims)]
+    used = [a for e in entries for a in axes_of(e)]
+    if len(used) != len(set(used)):  # not a valid spec
+        entries = entries[:1]
+    mesh = impl.make_mesh(*mesh_shape)
+    sizes = dict(zip(("data", "model"), mesh_shape))
+    spec = P(*entries)
+    parts = [int(np.prod([sizes[a] for a in axes_of(e)])) for e in entries] + [
+        1
+    ] * (len(dims) - len(entries))
+    if any(d % k for d, k in zip(dims, parts)):
+        with pytest.raises(ValueError):
+            impl.shard_shape(tuple(dims), spec, mesh)
+    else:
+        expected = NamedSharding(mesh, spec).shard_shape(tuple(dims))
+        assert impl.shard_shape(tuple(dims), spec, mesh) == tuple(expected)
+
+
+@pytest.mark.requirement(2, 3)
+@given(
+    rules=st.dictionaries(
+        st.sampled_from(["batch", "embed", "mlp", "heads"]),
+        st.sampled_from(ENTRIES),
+        min_size=1,
+    ),
+    names=st.lists(
+        st.sampled_from(["batch", "embed", "mlp", "heads", "vocab", None]),
+        max_size=3,
+    ),
+)
+@example(rules={"batch": "data"}, names=[None, "batch"])
+def test_logical_to_spec_matches_oracle(impl, rules, names):
+    """Brute force: look up each name; KeyError for an unknown one, else
+    ValueError if a mesh axis repeats, else the PartitionSpec."""
+    if any(n is not None and n not in rules for n in names):
+        with pytest.raises(KeyError):
+            impl.logical_to_spec(tuple(names), rules)
+        return
+    entries = [None if n is None else rules[n] for n in names]
+    used = [a for e in entries for a in axes_of(e)]
+    if len(used) != len(set(used)):
+        with pytest.raises(ValueError):
+            impl.logical_to_spec(tuple(names), rules)
+    else:
+        assert impl.logical_to_spec(tuple(names), rules) == P(*entries)

@@ -5,6 +5,8 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
 FORBIDDEN = (
@@ -60,6 +62,7 @@ def sent_elements(jaxpr, multiplier=1):
     return total, shapes, names
 
 
+@pytest.mark.requirement(1)
 def test_sum_of_integer_blocks(impl):
     n, d = 8, 16
     x = np.arange(n * d, dtype=np.int32)
@@ -69,6 +72,7 @@ def test_sum_of_integer_blocks(impl):
     assert out.dtype == jnp.int32 and out.shape == x.shape
 
 
+@pytest.mark.requirement(2)
 def test_matches_psum_on_several_ring_sizes(impl):
     rng = np.random.default_rng(0)
     for n, block_shape in [
@@ -90,6 +94,7 @@ def test_matches_psum_on_several_ring_sizes(impl):
         )
 
 
+@pytest.mark.requirement(3, 4)
 def test_communication_is_bandwidth_optimal(impl):
     for n, block_shape in [(8, (16, 3)), (4, (8,))]:
         x = jnp.zeros((n * block_shape[0],) + block_shape[1:])
@@ -101,9 +106,32 @@ def test_communication_is_bandwidth_optimal(impl):
         assert total == 2 * (n - 1) * math.prod(chunk), (total, n, chunk)
 
 
+@pytest.mark.requirement(2)
 def test_under_an_outer_jit(impl):
     n = 8
     x = jnp.arange(n * 8, dtype=jnp.float32)
     f = jax.jit(ring(impl, n))
     np.testing.assert_allclose(f(x), psum(n)(x))
     np.testing.assert_allclose(f(2 * x), psum(n)(2 * x))
+
+
+@pytest.mark.requirement(1, 2)
+@given(
+    n=st.sampled_from([1, 2, 4, 8]),
+    block=st.sampled_from([(1,), (3, 3), (1, 2, 5)]),
+    dtype=st.sampled_from(["float32", "bfloat16", "float16", "int32"]),
+    seed=st.integers(0, 2**16),
+)
+@example(n=1, block=(1,), dtype="float32", seed=0)
+@example(n=8, block=(1, 2, 5), dtype="bfloat16", seed=0)
+def test_matches_float64_oracle(impl, n, block, dtype, seed):
+    """Rings of 1 (no step at all) to 8 devices, blocks (n,), (3n, 3) and
+    (n, 2, 5), four dtypes; small integer values make every sum exact."""
+    shape = (n * n * block[0],) + block[1:]  # n blocks of (n * block[0], ...)
+    values = np.random.default_rng(seed).integers(-8, 9, size=shape)
+    x = jnp.asarray(values.astype(np.float32), dtype)
+    out = ring(impl, n)(x)
+    assert out.shape == x.shape and out.dtype == x.dtype
+    blocks = values.reshape((n, -1) + block[1:]).astype(np.float64)
+    expected = np.concatenate([blocks.sum(axis=0)] * n)
+    np.testing.assert_array_equal(np.asarray(out, np.float64), expected)

@@ -5,6 +5,8 @@ import re
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
 from practice._testing import all_primitives
@@ -34,6 +36,7 @@ def weights(seed=0, b=4, d=6, h=16):
     return x, w1, w2
 
 
+@pytest.mark.requirement(1)
 def test_column_parallel_values_and_layout(impl):
     x, w1, _ = weights()
     column_parallel = jax.jit(impl.column_parallel, static_argnums=(2, 3))
@@ -49,6 +52,7 @@ def test_column_parallel_values_and_layout(impl):
         assert {s.data.shape for s in h.addressable_shards} == {(4, 16 // n)}
 
 
+@pytest.mark.requirement(2)
 def test_row_parallel_values_and_replication(impl):
     rng = np.random.default_rng(1)
     h = jnp.asarray(rng.normal(size=(4, 16)), jnp.float32)
@@ -62,6 +66,7 @@ def test_row_parallel_values_and_replication(impl):
         assert out.shape == (4, 6) and out.sharding.is_fully_replicated
 
 
+@pytest.mark.requirement(3)
 def test_tp_mlp_matches_dense_mlp(impl):
     for seed, n, name in [(0, 8, "model"), (1, 4, "tp"), (2, 2, "model")]:
         x, w1, w2 = weights(seed)
@@ -73,6 +78,7 @@ def test_tp_mlp_matches_dense_mlp(impl):
         assert out.sharding.is_fully_replicated
 
 
+@pytest.mark.requirement(3)
 def test_tp_mlp_on_a_2d_mesh(impl):
     x, w1, w2 = weights(3, b=8, h=8)
     mesh = jax.make_mesh((2, 4), ("data", "model"))
@@ -82,6 +88,7 @@ def test_tp_mlp_on_a_2d_mesh(impl):
     )
 
 
+@pytest.mark.requirement(4)
 def test_tp_mlp_uses_exactly_one_psum(impl):
     x, w1, w2 = weights(4)
     jaxpr = jax.make_jaxpr(lambda a, b, c: impl.tp_mlp(a, b, c, mesh_of(8)))(
@@ -110,6 +117,7 @@ def hlo_collectives(compiled_text):
     }
 
 
+@pytest.mark.requirement(5)
 def test_tp_mlp_compiles_to_one_all_reduce(impl):
     # The jaxpr does not show a reshard done with device_put or a sharding constraint; the
     # compiled program does: the hidden activations must never be gathered.
@@ -126,6 +134,7 @@ def test_tp_mlp_compiles_to_one_all_reduce(impl):
     }, counts
 
 
+@pytest.mark.requirement(6)
 def test_tp_mlp_under_jit(impl):
     x, w1, w2 = weights(5)
     f = jax.jit(impl.tp_mlp, static_argnums=(3, 4))
@@ -135,4 +144,40 @@ def test_tp_mlp_under_jit(impl):
         jax.nn.gelu(x @ w1) @ w2,
         rtol=1e-5,
         atol=1e-6,
+    )
+
+
+def np_mlp(x, w1, w2):
+    """float64 oracle: tanh-approximated gelu (jax.nn.gelu's default)."""
+    x, w1, w2 = (np.asarray(a, np.float64) for a in (x, w1, w2))
+    pre = x @ w1
+    c = np.sqrt(2 / np.pi)
+    gelu = 0.5 * pre * (1 + np.tanh(c * (pre + 0.044715 * pre**3)))
+    return pre, gelu @ w2
+
+
+@pytest.mark.requirement(1, 2, 3)
+@given(
+    case=st.sampled_from([(8, 1, 1, 1), (2, 3, 5, 3), (1, 3, 5, 1)]),
+    seed=st.integers(0, 2**16),
+)
+@example(case=(8, 1, 1, 1), seed=0)
+def test_against_float64_oracle(impl, case, seed):
+    """Meshes of 8, 2 and 1 devices, size-1 and odd B, D and H / n (few
+    shapes: one compilation each)."""
+    n, b, d, per_device = case
+    x, w1, w2 = weights(seed, b=b, d=d, h=n * per_device)
+    mesh = mesh_of(n)
+    pre, out = np_mlp(x, w1, w2)
+    h = impl.column_parallel(x, w1, mesh)
+    assert h.shape == (b, n * per_device)
+    assert h.sharding.shard_shape(h.shape) == (b, per_device)
+    np.testing.assert_allclose(h, pre, rtol=1e-5, atol=1e-5)
+    y = impl.row_parallel(jnp.asarray(pre, jnp.float32), w2, mesh)
+    assert y.sharding.is_fully_replicated
+    np.testing.assert_allclose(
+        y, pre @ np.asarray(w2, np.float64), rtol=1e-4, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        impl.tp_mlp(x, w1, w2, mesh), out, rtol=1e-4, atol=1e-5
     )

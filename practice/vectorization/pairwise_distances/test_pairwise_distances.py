@@ -1,8 +1,11 @@
 """Tests for Pairwise Distances with Nested vmap."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
+from hypothesis import example, given, strategies as st
 
 from practice._testing import normal
 
@@ -12,6 +15,99 @@ def np_distances(xs, ys):
     return np.array([[np.sqrt(np.sum((x - y) ** 2)) for y in ys] for x in xs])
 
 
+def floats(shape, bound=10.0):
+    return hnp.arrays(
+        np.float32, shape, elements=st.floats(-bound, bound, width=32)
+    )
+
+
+@st.composite
+def point_pairs(draw):
+    """x and y = x + delta: equal points, tiny (1e-6) and ordinary gaps."""
+    d = draw(st.sampled_from([1, 3, 8]))
+    x = draw(floats(d, 2.0))
+    scale = draw(st.sampled_from([0.0, 1e-6, 1.0]))
+    y = np.float32(x + scale * draw(floats(d, 1.0)))
+    return x, y
+
+
+@pytest.mark.requirement(1, 2, 3)
+@given(point_pairs())
+@example((np.float32([1, 2, 3]), np.float32([1, 2, 3])))
+@example((np.float32([0.5, -1]), np.float32([0.5 + 2e-6, -1 - 1e-6])))
+@example((np.float32([1]), np.float32([1 + 2**-22])))  # 2.4e-7 apart
+@example((np.float32([1, 1]), np.float32([0, 0])))
+def test_euclidean_matches_float64(impl, case):
+    x, y = case
+    out = impl.euclidean(jnp.asarray(x), jnp.asarray(y))
+    assert out.shape == () and out.dtype == jnp.float32
+    diff = x.astype(np.float64) - y
+    norm = np.linalg.norm(diff)
+    np.testing.assert_allclose(out, norm, rtol=1e-5, atol=0)
+    grad = jax.jit(jax.grad(impl.euclidean, argnums=(0, 1)))
+    gx, gy = grad(jnp.asarray(x), jnp.asarray(y))
+    unit = diff / norm if norm > 0 else np.zeros_like(diff)
+    np.testing.assert_allclose(gx, unit, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(gy, -unit, rtol=1e-4, atol=1e-6)
+
+
+@st.composite
+def row_sets(draw):
+    """xs (N, D), ys (M, D), N and M of 1 included; ys repeats a row of xs."""
+    n, m = draw(st.sampled_from([(1, 3), (2, 1), (4, 3), (3, 3)]))
+    d = draw(st.sampled_from([1, 3]))
+    xs, ys = draw(floats((n, d))), draw(floats((m, d)))
+    ys[0] = xs[-1]  # a zero distance
+    return xs, ys
+
+
+@pytest.mark.requirement(4)
+@given(row_sets())
+def test_pairwise_matches_a_loop(impl, case):
+    xs, ys = case
+    metric = lambda x, y: x[0] - 2 * y[-1] + jnp.dot(x, y)
+    out = impl.pairwise(metric, xs, ys)
+    assert out.shape == (len(xs), len(ys))
+    expected = [
+        [x[0] - 2 * y[-1] + x.astype(np.float64) @ y for y in ys] for x in xs
+    ]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.requirement(5)
+@given(row_sets(), st.booleans())
+def test_distances_and_gradient_match_float64(impl, case, jit):
+    xs, ys = case
+    f = jax.jit(impl.pairwise_distances) if jit else impl.pairwise_distances
+    out = f(xs, ys)
+    assert out.shape == (len(xs), len(ys)) and out.dtype == jnp.float32
+    np.testing.assert_allclose(out, np_distances(xs, ys), rtol=1e-5, atol=1e-5)
+    points = np.concatenate([xs, ys])  # holds a duplicate point
+    g = jax.grad(lambda a: impl.pairwise_distances(a, a).sum())(points)
+    p = points.astype(np.float64)
+    expected = [
+        2
+        * sum(
+            (p[i] - p[j]) / np.linalg.norm(p[i] - p[j])
+            for j in range(len(p))
+            if np.any(p[i] != p[j])
+        )
+        + np.zeros(p.shape[1])
+        for i in range(len(p))
+    ]
+    np.testing.assert_allclose(g, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.requirement(6)
+def test_program_does_not_grow_with_the_rows(impl):
+    def size(n, m):
+        xs, ys = normal(0, (n, 3), (m, 3))
+        return len(jax.make_jaxpr(impl.pairwise_distances)(xs, ys).jaxpr.eqns)
+
+    assert size(5, 4) == size(2, 3), "the program grows with N: a loop"
+
+
+@pytest.mark.requirement(1)
 def test_euclidean_hand_values(impl):
     np.testing.assert_allclose(
         impl.euclidean(jnp.array([0.0, 0.0]), jnp.array([3.0, 4.0])), 5.0
@@ -22,6 +118,7 @@ def test_euclidean_hand_values(impl):
     )
 
 
+@pytest.mark.requirement(3)
 def test_euclidean_gradient_is_zero_not_nan_at_equal_points(impl):
     x = jnp.array([1.0, -2.0, 0.5])
     gx, gy = jax.grad(impl.euclidean, argnums=(0, 1))(x, x)
@@ -32,6 +129,7 @@ def test_euclidean_gradient_is_zero_not_nan_at_equal_points(impl):
     np.testing.assert_allclose(gx, [0.6, 0.8], rtol=1e-6)
 
 
+@pytest.mark.requirement(5)
 def test_pairwise_distances_match_numpy(impl):
     xs, ys = normal(0, (5, 3), (7, 3))
     out = impl.pairwise_distances(xs, ys)
@@ -39,6 +137,7 @@ def test_pairwise_distances_match_numpy(impl):
     np.testing.assert_allclose(out, np_distances(xs, ys), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.requirement(4)
 def test_pairwise_orientation_with_asymmetric_metric(impl):
     xs = jnp.array([[1.0, 10.0], [2.0, 20.0]])
     ys = jnp.array([[3.0, 30.0], [4.0, 40.0], [5.0, 50.0]])
@@ -47,6 +146,7 @@ def test_pairwise_orientation_with_asymmetric_metric(impl):
     np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.requirement(4)
 def test_pairwise_generic_metric_dot_product(impl):
     xs, ys = normal(1, (4, 6), (3, 6))
     np.testing.assert_allclose(
@@ -57,6 +157,7 @@ def test_pairwise_generic_metric_dot_product(impl):
     )
 
 
+@pytest.mark.requirement(1, 5)
 def test_self_distances_symmetric_zero_diagonal(impl):
     xs = normal(2, (6, 4))
     d = np.asarray(impl.pairwise_distances(xs, xs))
@@ -64,6 +165,7 @@ def test_self_distances_symmetric_zero_diagonal(impl):
     np.testing.assert_allclose(d, d.T, rtol=1e-6)
 
 
+@pytest.mark.requirement(3, 5)
 def test_gradient_of_self_distances_is_finite_and_correct(impl):
     xs = normal(3, (4, 3))
     g = jax.grad(lambda a: impl.pairwise_distances(a, a).sum())(xs)
@@ -84,6 +186,7 @@ def test_gradient_of_self_distances_is_finite_and_correct(impl):
     np.testing.assert_allclose(g, expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.requirement(5)
 def test_under_jit(impl):
     xs, ys = normal(4, (3, 2), (2, 2))
     np.testing.assert_allclose(
