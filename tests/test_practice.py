@@ -69,7 +69,7 @@ def run_practice_tests(impl, report):
             "pytest",
             str(PRACTICE),
             f"--impl={impl}",
-            "--hypothesis-profile=small",
+            "--hypothesis-profile=catch",
             "-q",
             "-n",
             inner_workers(),
