@@ -25,9 +25,11 @@ REQUIREMENTS_INTRO = "check each requirement below"
 REQUIREMENT_MARKER = (
     "requirement(*numbers): the statement's requirements this test checks"
 )
-#: Hypothesis settings by name. ``small``: ``make check``, the notebook and the wrong-solution run,
-#: a few deterministic examples per property, answering in seconds; ``large``: ``make test``.
-PROFILES = {"small": 12, "large": 60}
+#: Hypothesis profiles: name -> examples per property. ``small``: ``make check`` and the notebook,
+#: a few deterministic examples, answering in seconds, and a failure shrunk to its smallest
+#: example for the learner; ``catch``: the same examples without shrinking, for the run that
+#: proves each kept wrong solution fails (a failure is all it needs); ``large``: ``make test``.
+PROFILES = {"small": 12, "catch": 12, "large": 60}
 
 
 def requirements(page: Path) -> dict[int, str]:
@@ -79,13 +81,18 @@ def use_profiles(name: str) -> None:
     except ImportError:  # a problem without properties runs without Hypothesis
         return
     for profile, examples in PROFILES.items():
+        # no "explain" phase: it reruns a failing property many times (a JAX compile each)
+        skipped = (
+            {Phase.explain, Phase.shrink}
+            if profile == "catch"
+            else {Phase.explain}
+        )
         settings.register_profile(
             profile,
             max_examples=examples,
             derandomize=True,
             deadline=None,
-            # no "explain" phase: it reruns a failing property many times (a JAX compile each)
-            phases=[phase for phase in Phase if phase is not Phase.explain],
+            phases=[phase for phase in Phase if phase not in skipped],
             database=None,
             suppress_health_check=[
                 HealthCheck.too_slow,

@@ -26,7 +26,7 @@ import pytest
 from practice._check import REQUIREMENT_MARKER, use_profiles
 
 # Hypothesis's examples: the large profile in the suite; ``make check`` and the wrong-solution
-# run choose the small one with --hypothesis-profile=small.
+# run choose theirs with --hypothesis-profile (practice/_check.py: PROFILES).
 use_profiles("large")
 
 

@@ -70,7 +70,7 @@ def run_practice_tests(impl, report):
             "pytest",
             str(PRACTICE),
             f"--impl={impl}",
-            "--hypothesis-profile=small",
+            "--hypothesis-profile=catch",
             "-q",
             "-n",
             inner_workers(),
