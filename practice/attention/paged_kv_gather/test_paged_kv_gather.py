@@ -174,6 +174,14 @@ def paged_inputs(draw):
     return jnp.asarray(pages, dtype), table, positions, kv
 
 
+def same(actual, expected):
+    """Equal elements, nan included (as float32: NumPy's comparison counts a
+    bfloat16 nan as unequal to itself)."""
+    np.testing.assert_array_equal(
+        np.asarray(actual, np.float32), np.asarray(expected, np.float32)
+    )
+
+
 @pytest.mark.requirement(1, 4, 6, 7)
 @given(args=paged_inputs())
 @example(
@@ -187,13 +195,13 @@ def paged_inputs(draw):
 def test_property_matches_numpy_loops(impl, args):
     pages, table, positions, kv = args
     gathered = impl.gather_pages(pages, jnp.asarray(table))
-    np.testing.assert_array_equal(gathered, np_gather_any(pages, table))
+    same(gathered, np_gather_any(pages, table))
     out = impl.write_token(
         pages, jnp.asarray(table), jnp.asarray(positions), kv
     )
     assert out.dtype == pages.dtype and out.shape == pages.shape
     expected = np_write_any(pages, table, positions, kv.astype(pages.dtype))
-    np.testing.assert_array_equal(out, expected)
+    same(out, expected)
 
 
 def np_gather_any(pages, table):

@@ -10,7 +10,8 @@ from hypothesis import example, given, strategies as st
 SHAPES = [(1,), (7,), (2, 3)]
 # Floats with exact halves, integers, +-1, 0 and -0.0 among them.
 VALUES = st.one_of(
-    st.floats(-4, 4, width=32),
+    # no subnormals: XLA on CPU flushes them to zero (sign(-1e-45) is +1 there)
+    st.floats(-4, 4, width=32, allow_subnormal=False),
     st.integers(-8, 8).map(lambda k: k / 2),
     st.sampled_from([0.0, -0.0, 1.0, -1.0]),
 )

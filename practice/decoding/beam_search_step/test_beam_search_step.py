@@ -130,6 +130,8 @@ def test_random_batches_match_brute_force(impl):
         log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
         if trial % 2:  # coarse values: many exact ties
             scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
+            # + 0.0 turns -0.0 into 0.0: lax.top_k ranks -0.0 below 0.0
+            scores, log_probs = scores + 0.0, log_probs + 0.0
         finished = rng.random((b, k)) < 0.3
         eos = int(rng.integers(v))
         got = run(impl, scores, log_probs, finished, eos)
@@ -195,6 +197,8 @@ def test_matches_brute_force_property(
     log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
     if coarse:  # many exact ties
         scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
+        # + 0.0 turns -0.0 into 0.0: lax.top_k ranks -0.0 below 0.0
+        scores, log_probs = scores + 0.0, log_probs + 0.0
     finished = rng.random((b, k)) < 0.4
     if unused:  # beams 1.. unused: -inf, not finished
         scores[:, 1:], finished[:, 1:] = -np.inf, False
