@@ -149,4 +149,3 @@ def impl(request):
     )
     request.node.user_properties.append(("impl", which))
     return load_impl(Path(request.path).parent, which)
-

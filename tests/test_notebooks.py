@@ -38,6 +38,7 @@ from nbclient import NotebookClient
 from jaxbook import ROOT, compare, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
+from jaxbook.downloads import requirement_cells, source
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import verdicts
@@ -532,6 +533,9 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
         target = tmp_path / file.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+    for cell in requirement_cells(problem, ROOT):  # the statement's requirements, as the notebook writes them
+        magic, text = source(cell).split("\n", 1)
+        (tmp_path / magic.removeprefix("%%writefile ")).write_text(text + "\n", encoding="utf-8")
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
     code = (
         "from practice._check import check; check('practice/arrays/masked_mean/starter.py', "

@@ -88,13 +88,25 @@ def test_a_figure_is_published_and_marked_in_the_expected_output(build):
     assert "<img" in build.page("twins")
 
 
-def test_a_figure_has_its_pixel_size_and_loads_lazily(build):
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """A figure's page built with the publishing extensions, which size its image (jaxbook.a11y)."""
+    book = Book(tmp_path_factory.mktemp("published"), publishing=True)
+    book.snippet("twins/plot.py", PLOT)
+    page = book.page("twins", "twins/plot.py")
+    cell = ":load: ../snippets/twins/plot.py"
+    page.write_text(page.read_text().replace(cell, cell + '\n:mystnb: {image: {alt: "A test figure."}}'))
+    return book.build()
+
+
+def test_a_figure_has_its_pixel_size_and_loads_lazily(published):
     """The browser keeps the figure's place before it arrives (Lighthouse's "unsized-images") and
     fetches it only when the reader nears it."""
     from PIL import Image
 
-    img = re.search(r"<img [^>]*>", build.page("twins"))[0]
-    with Image.open(build.html / "guide" / re.search(r'src="([^"]+)"', img)[1]) as picture:
+    assert published.returncode == 0, published.output
+    img = re.search(r"<img [^>]*>", published.page("twins"))[0]
+    with Image.open(published.html / "guide" / re.search(r'src="([^"]+)"', img)[1]) as picture:
         width, height = picture.size
     assert f'width="{width}"' in img and f'height="{height}"' in img, img
     assert 'loading="lazy"' in img, img
