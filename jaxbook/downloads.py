@@ -278,13 +278,18 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
     return cells
 
 
+def check_files(problem: Path, root: Path) -> list[Path]:
+    """What a practice notebook carries to run the problem's tests: practice/_check.py, the tests
+    and every project file they import."""
+    needed = [root / "practice" / "_check.py"]
+    for test in sorted(problem.glob("test_*.py")):
+        needed += project_dependencies(test, root)
+    return list(dict.fromkeys(needed))
+
+
 def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
     """Write the problem's tests (and what they import) and run them against the reader's file."""
-    tests = sorted(problem.glob("test_*.py"))
-    needed = [root / "practice" / "_check.py"]
-    for test in tests:
-        needed += project_dependencies(test, root)
-    files = [p for p in dict.fromkeys(needed) if p not in written]
+    files = [p for p in check_files(problem, root) if p not in written]
     rel = problem.relative_to(root).as_posix()
     intro = (
         "## Run the tests\n\nThe cells below write the problem's tests and "
@@ -380,7 +385,16 @@ def without_merged_streams(outputs: list[dict]) -> list[dict]:
     return kept
 
 
+def on_source_read(app, docname: str, source: list[str]) -> None:
+    """A practice statement's download carries its tests: an edit to them builds the page again
+    (otherwise the next build would publish the notebook with the old tests)."""
+    problem = practice_problem(Path(app.env.doc2path(docname)).resolve(), book_root())
+    for path in check_files(problem, book_root()) if problem else []:
+        app.env.note_dependency(str(path))
+
+
 def setup(app):
+    app.connect("source-read", on_source_read)
     # Before sphinx-book-theme builds its download menu (default priority 500).
     app.connect("html-page-context", on_html_page_context, priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
