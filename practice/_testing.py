@@ -36,6 +36,23 @@ def assert_trees_close(a, b, rtol, atol):
         np.testing.assert_allclose(x, y, rtol=rtol, atol=atol)
 
 
+def steps_against_oracle(init, update, oracle, params, steps, rtol, atol):
+    """Run ``(init, update)`` and the Optax transformation ``oracle`` side by side from the same
+    params over ``steps`` (each a list of gradients shaped like params): every step's updates
+    agree within rtol/atol. Returns both final params (float32 leaves: adding an update is what
+    optax.apply_updates does, so this module needs no Optax)."""
+    ref_params = params
+    state, ref_state = init(params), oracle.init(params)
+    for grads in steps:
+        grads = [jnp.asarray(g) for g in grads]
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
+        assert_trees_close(updates, ref_updates, rtol=rtol, atol=atol)
+        params = jax.tree.map(jnp.add, params, updates)
+        ref_params = jax.tree.map(jnp.add, ref_params, ref_updates)
+    return params, ref_params
+
+
 def all_primitives(jaxpr):
     """Names of every primitive in a jaxpr, including nested ones (shard_map, scan, remat, ...)."""
     names = []

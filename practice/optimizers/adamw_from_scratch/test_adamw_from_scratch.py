@@ -14,6 +14,7 @@ from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
     grads_at,
     normal,
+    steps_against_oracle,
 )
 
 
@@ -151,13 +152,8 @@ def test_property_matches_optax_adamw(impl, steps, b1, b2, eps, weight_decay):
     hyper = dict(b1=b1, b2=b2, eps=eps, weight_decay=weight_decay)
     init, update = impl.adamw(1e-2, **hyper)
     oracle = optax.adamw(1e-2, **hyper)
-    params = ref_params = [jnp.full(s, 0.5) for s in SHAPES]
-    state, ref_state = init(params), oracle.init(params)
-    for grads in steps:
-        grads = [jnp.asarray(g) for g in grads]
-        updates, state = update(grads, state, params)
-        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
-        shared_assert_trees_close(updates, ref_updates, rtol=1e-4, atol=1e-8)
-        params = jax.tree.map(jnp.add, params, updates)
-        ref_params = optax.apply_updates(ref_params, ref_updates)
+    start = [jnp.full(s, 0.5) for s in SHAPES]
+    params, ref_params = steps_against_oracle(
+        init, update, oracle, start, steps, rtol=1e-4, atol=1e-8
+    )
     assert_trees_close(params, ref_params)

@@ -14,6 +14,7 @@ from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
     grads_at,
     normal,
+    steps_against_oracle,
 )
 
 
@@ -190,13 +191,8 @@ def test_property_matches_optax_sgd(
 ):
     init, update = impl.sgd_momentum(learning_rate, momentum, nesterov)
     oracle = optax.sgd(learning_rate, momentum=momentum, nesterov=nesterov)
-    params = ref_params = [jnp.full(s, 0.5) for s in SHAPES]
-    state, ref_state = init(params), oracle.init(params)
-    for grads in steps:
-        grads = [jnp.asarray(g) for g in grads]
-        updates, state = update(grads, state, params)
-        ref_updates, ref_state = oracle.update(grads, ref_state, ref_params)
-        shared_assert_trees_close(updates, ref_updates, rtol=1e-5, atol=1e-7)
-        params = jax.tree.map(jnp.add, params, updates)
-        ref_params = optax.apply_updates(ref_params, ref_updates)
+    start = [jnp.full(s, 0.5) for s in SHAPES]
+    params, ref_params = steps_against_oracle(
+        init, update, oracle, start, steps, rtol=1e-5, atol=1e-7
+    )
     assert_trees_close(params, ref_params)
