@@ -154,7 +154,8 @@ SPLITS = [(1, 1), (5, 5), (6, 3), (6, 2), (7, 1), (12, 4)]
 def problems(draw):
     """(B, k), params and a batch with leaves of rank 1, 2 and 2 (size 1)."""
     size, k = draw(st.sampled_from(SPLITS))
-    values = st.floats(-10, 10, width=32)
+    # no subnormals: XLA on CPU flushes them to zero (a weight of 1e-44 is 0)
+    values = st.floats(-10, 10, width=32, allow_subnormal=False)
     arrays = [
         draw(hnp.arrays(np.float32, shape, elements=values))
         for shape in [(size, 3), (size,), (size, 1), (3,)]
