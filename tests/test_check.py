@@ -67,6 +67,18 @@ def toy_problem(tmp_path, starter, tests):
     return practice
 
 
+def run_check(practice, env=None):
+    """``make check`` on the toy problem, in a process of its own (environment ``env``: this one's)."""
+    return subprocess.run(
+        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
 def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
     practice = toy_problem(
         tmp_path,
@@ -119,14 +131,7 @@ def test_passes(impl):
     # The attempt imports JAX: check.py must configure the runtime before importing it.
     starter = "import jax.numpy as jnp\n\n\ndef answer():\n    return int(jnp.int32(42))\n"
     practice = toy_problem(tmp_path, starter, tests)
-    result = subprocess.run(
-        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV},
-    )
+    result = run_check(practice, env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV})
     assert result.returncode == 1, result.stdout + result.stderr
     lines = [line.split() for line in result.stdout.splitlines()]
     assert ["ERROR", "test_setup_breaks"] in lines, result.stdout
@@ -158,13 +163,7 @@ def test_zero(impl):
         "fails.\n\n1. `answer(0)` is 0.\n2. The answer stays below 100\n   for every input.\n",
         encoding="utf-8",
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_check(practice)
     assert result.returncode == 1, result.stdout + result.stderr
     report = result.stdout[result.stdout.index("FAIL") :]
     assert "requirement 2: The answer stays below 100 for every input." in report, result.stdout
