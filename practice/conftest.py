@@ -2,12 +2,13 @@
 
 Each problem folder holds ``starter.py`` (what the learner edits), ``solution.py`` (the reference),
 ``test_<problem>.py`` and ``wrong/<mistake>.diff``: plausible wrong answers kept as test data, each
-the smallest change to ``solution.py`` as a unified diff, below a header that states the mistake,
-the requirements it breaks (``Breaks: 2, 5``) and the tests that catch it (``Caught by:``); each
-must fail the tests it names. Tests never import either module directly: they take the ``impl``
-fixture, which is the module selected by ``--impl`` (``solution`` unless told otherwise).
+the smallest change to ``solution.py`` as a unified diff, below a header of two lines: the mistake,
+then the requirements it breaks and the tests that catch it (``Breaks: 2, 5. Caught by: test_a,
+test_b``, wrapped onto indented lines when long); each must fail the tests it names. Tests never
+import either module directly: they take the ``impl`` fixture, which is the module selected by
+``--impl`` (``solution`` unless told otherwise).
 ``--impl=wrong`` runs every test once per ``wrong/*.diff`` of its problem whose header names it
-on its ``Caught by:`` line (the test id ends in the mistake's name, and the junit XML records
+after its ``Caught by:`` (the test id ends in the mistake's name, and the junit XML records
 ``impl`` as a property of each test case); ``--impl=wrong/<mistake>`` runs every test.
 """
 
@@ -105,10 +106,10 @@ def header(path: Path) -> str:
 
 
 def caught_by(path: Path) -> tuple[str, list[str]]:
-    """A wrong solution's mistake (its header's first line) and the test names on its
-    ``Caught by:`` line (which may wrap onto indented lines)."""
+    """A wrong solution's mistake (its header's first line) and the test names after its
+    ``Caught by:`` (which may wrap onto indented lines)."""
     doc = header(path)
-    match = re.search(r"^Caught by:(.+(?:\n[ \t]+.+)*)", doc, re.MULTILINE)
+    match = re.search(r"Caught by:(.+(?:\n[ \t]+.+)*)", doc)
     return doc.split("\n", 1)[0].strip(), re.findall(
         r"\w+", match[1]
     ) if match else []
@@ -116,8 +117,8 @@ def caught_by(path: Path) -> tuple[str, list[str]]:
 
 def breaks(path: Path) -> list[int]:
     """The numbers of the statement's requirements that a wrong solution breaks (its header's
-    ``Breaks:`` line)."""
-    match = re.search(r"^Breaks:(.+)$", header(path), re.MULTILINE)
+    ``Breaks:``, up to the full stop before ``Caught by:``)."""
+    match = re.search(r"^Breaks:([^.\n]+)", header(path), re.MULTILINE)
     return [int(n) for n in re.findall(r"\d+", match[1])] if match else []
 
 
