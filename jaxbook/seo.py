@@ -3,8 +3,8 @@ a 404 page that works at any address.
 
 - every page gets ``<meta name="description">``: its first paragraph of prose, which is also
   the ``og:description`` of the Open Graph tags that sphinxext-opengraph writes (title, type,
-  site name, URL; its own description would start with whatever text comes first, such as a
-  snippet's caption); Sphinx's search page, which has no source, gets one of its own;
+  site name, URL; its own description drops the space before inline code such as ``.grad``:
+  docs/upstream.md); Sphinx's search page, which has no source, gets one of its own;
 - with ``html_baseurl`` set (conf.py takes it from the hosting service), Sphinx adds canonical
   links and this writes ``sitemap.xml`` listing every page;
 - the host serves ``404.html`` for any missing address, at any depth (``/guide/zz.html``):
