@@ -18,6 +18,7 @@ extensions = [
     "sphinx_design",
     "sphinx_copybutton",
     "notfound.extension",
+    "sphinxext.opengraph",
     "jaxbook.sphinxext",
     "jaxbook.mathml",
     "jaxbook.a11y",
@@ -54,5 +55,10 @@ html_last_updated_fmt = None
 html_use_index = False
 # Canonical links, og:url and sitemap.xml when the hosting service tells us the site's address.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+# Open Graph tags (sphinxext-opengraph); the description is the book's (jaxbook/seo.py); no
+# generated preview images.
+ogp_site_url = html_baseurl
+ogp_type = "article"
+ogp_social_cards = {"enable": False}
 notfound_urls_prefix = urlparse(html_baseurl).path or "/"
 copybutton_exclude = ".linenos, .gp, .go"

@@ -1,7 +1,10 @@
 """Page metadata for search engines and link previews, a sitemap when the base URL is known, and
 a 404 page that works at any address.
 
-- every page gets ``<meta name="description">`` (its first paragraph) and Open Graph tags;
+- every page gets ``<meta name="description">``: its first paragraph of prose, which is also
+  the ``og:description`` of the Open Graph tags that sphinxext-opengraph writes (title, type,
+  site name, URL; its own description drops the space before inline code such as ``.grad``:
+  docs/upstream.md); Sphinx's search page, which has no source, gets one of its own;
 - with ``html_baseurl`` set (conf.py takes it from the hosting service), Sphinx adds canonical
   links and this writes ``sitemap.xml`` listing every page;
 - the host serves ``404.html`` for any missing address, at any depth (``/guide/zz.html``):
@@ -44,23 +47,21 @@ def generated_description(pagename: str, project: str) -> str:
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    """Before sphinxext-opengraph (which keeps a description already in the page's meta tags and
+    takes ``og:`` fields from its metadata): the page's description."""
     project = app.config.project
     if doctree is None and not generated_description(pagename, project):
         return
-    tags = []
     title = context.get("title", "")
     summary = (
         (description(doctree) if doctree is not None else generated_description(pagename, project))
         or f"{unescape(TAGS.sub('', title))}: a page of {project}."  # a page with no prose
     )
-    tags.append(f'<meta name="description" content="{escape(summary)}" />')
-    tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
-    tags.append(f'<meta property="og:title" content="{escape(nodes.Text(title).astext())}" />')
-    tags.append(f'<meta property="og:site_name" content="{escape(app.config.project)}" />')
-    tags.append('<meta property="og:type" content="article" />')
-    if app.config.html_baseurl:
-        url = app.config.html_baseurl.rstrip("/") + "/" + app.builder.get_target_uri(pagename)
-        tags.append(f'<meta property="og:url" content="{escape(url)}" />')
+    tags = [f'<meta name="description" content="{escape(summary)}" />']
+    if doctree is None:  # sphinxext-opengraph writes tags for pages with a source only
+        tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
+    else:
+        context["meta"] = {**(context.get("meta") or {}), "og:description": escape(summary)}
     context["metatags"] = context.get("metatags", "") + "\n".join(tags) + "\n"
 
 
@@ -93,7 +94,7 @@ def on_build_finished(app, exception) -> None:
 
 
 def setup(app):
-    app.connect("html-page-context", on_html_page_context)
+    app.connect("html-page-context", on_html_page_context, priority=400)  # before sphinxext-opengraph
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

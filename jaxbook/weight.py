@@ -18,6 +18,8 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from jaxbook.speed import BUNDLE
+
 logger = logging.getLogger(__name__)
 
 #: The code that turns inputs into outputs: a cached output is used only while it is unchanged.
@@ -278,6 +280,8 @@ def purge_stylesheets(app, exception) -> None:
     for stylesheet in sorted(static.rglob("*.css")):
         if stylesheet.name.startswith("mystnb."):
             continue  # MyST-NB will not overwrite a changed copy: a warning in the next build
+        if BUNDLE.fullmatch(stylesheet.name):
+            continue  # speed.py's bundle of the purged stylesheets, written after this
         css = stylesheet.read_text(encoding="utf-8")
         purged = purged_stylesheet(css, tokens, asked, kept)
         before, after = before + len(css), after + len(purged)

@@ -234,3 +234,88 @@ def test_the_themes_highlighting_styles_are_read_from_its_own_stylesheet():
     assert speed.plain_token_classes(get_pygments_stylesheet("tango", "monokai")) == frozenset()
     with pytest.raises(ValueError, match="pygments.css"):
         speed.plain_token_classes(".highlight .n { color: #000 }")
+
+
+def small_site(tmp_path: Path) -> tuple[object, Path]:
+    """A built site of two pages at two depths, linking three stylesheets (one imports a fourth,
+    two load fonts and images by relative paths), and a Sphinx app that points at it."""
+    out, doctrees = tmp_path / "html", tmp_path / "doctrees"
+    files = {
+        "_static/styles/theme.css": '@import "../basic.css";\n.t{color:red}',
+        "_static/basic.css": "@charset \"utf-8\";\n/* base */ .b{background:url('img/x.png')}",
+        "_static/styles/theme-2.css": (
+            "@font-face{font-family:i;src:url(../vendor/f.woff2) format('woff2')}"
+            ".s{background:url(data:image/gif;base64,R0lG)}@media (min-width:9px){.m{background:url(../m.svg)}}"
+        ),
+        "_static/own.css": ".o{color:blue}",
+    }
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    head = (
+        '<link href="{p}_static/styles/theme.css?digest=1" rel="stylesheet" />\n'
+        '<link href="{p}_static/styles/theme-2.css?digest=1" rel="stylesheet" />\n'
+        '    <link rel="stylesheet" type="text/css" href="{p}_static/own.css?v=2" />\n'
+    )
+    for page, prefix in [("index.html", ""), ("guide/grad.html", "../")]:
+        (out / page).parent.mkdir(parents=True, exist_ok=True)
+        (out / page).write_text(
+            f"<html><head><title>t</title>\n{head.format(p=prefix)}<script src=x.js></script></head>"
+            '<body><link rel="stylesheet" href="_static/own.css"></body></html>',
+            encoding="utf-8",
+        )
+    app = type("App", (), {"outdir": str(out), "doctreedir": str(doctrees)})()
+    app.builder = type("Builder", (), {"format": "html"})()
+    return app, out
+
+
+def test_a_page_links_one_stylesheet_holding_every_rule_in_the_order_it_linked_them(tmp_path):
+    app, out = small_site(tmp_path)
+    speed.bundle_stylesheets(app, None)
+    bundles = sorted((out / "_static").glob("bundle-*.css"))
+    assert len(bundles) == 1
+    css = bundles[0].read_text(encoding="utf-8")
+    # The import where it stood, then the rest in the pages' order; urls hold from _static.
+    order = [css.index(rule) for rule in (".b{", ".t{", "@font-face", ".s{", ".m{", ".o{")]
+    assert order == sorted(order), css
+    assert "url(styles/img/x.png)" not in css and "url(img/x.png)" in css  # basic.css sits in _static
+    assert "url(vendor/f.woff2)" in css and "url(m.svg)" in css and "url(data:image/gif;base64,R0lG)" in css
+    assert "@import" not in css and "@charset" not in css and "/* base" not in css
+    digest = speed.hashlib.sha256(css.encode()).hexdigest()[:16]
+    for page, prefix in [("index.html", ""), ("guide/grad.html", "../")]:
+        html = (out / page).read_text(encoding="utf-8")
+        head, body = html.split("</head>")
+        assert re.findall(r"<link[^>]*stylesheet[^>]*>", head) == [
+            f'<link rel="stylesheet" href="{prefix}_static/{bundles[0].name}?v={digest}" />'
+        ]
+        assert "<script src=x.js></script>" in head and "own.css" in body  # nothing else moves
+
+
+def test_a_page_of_an_earlier_build_links_the_bundle_of_the_sources_as_they_are_now(tmp_path):
+    app, out = small_site(tmp_path)
+    speed.bundle_stylesheets(app, None)
+    first = (out / "index.html").read_text(encoding="utf-8")
+    speed.bundle_stylesheets(app, None)  # nothing changed: nothing is rewritten
+    assert (out / "index.html").read_text(encoding="utf-8") == first
+    (out / "_static" / "own.css").write_text(".o{color:green}", encoding="utf-8")  # a later build
+    speed.bundle_stylesheets(app, None)
+    (bundle,) = (out / "_static").glob("bundle-*.css")
+    assert ".o{color:green}" in bundle.read_text(encoding="utf-8")
+    again = (out / "index.html").read_text(encoding="utf-8")
+    assert again != first and bundle.name in again  # same bundle, new digest: no stale copy is kept
+    assert speed.hashlib.sha256(bundle.read_bytes()).hexdigest()[:16] in again
+
+
+def test_a_stylesheet_the_bundle_cannot_hold_fails_the_build(tmp_path):
+    app, out = small_site(tmp_path)
+    (out / "_static" / "basic.css").write_text('@import "styles/theme.css";', encoding="utf-8")
+    with pytest.raises(ValueError, match="circle"):
+        speed.bundle_stylesheets(app, None)
+    (out / "_static" / "basic.css").write_text('@import "x.css" print;', encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot inline"):
+        speed.bundle_stylesheets(app, None)
+    app, out = small_site(tmp_path / "other")
+    speed.bundle_stylesheets(app, None)
+    (tmp_path / "other" / "doctrees" / "jaxbook-bundles").rename(tmp_path / "gone")
+    with pytest.raises(ValueError, match="no build recorded"):
+        speed.bundle_stylesheets(app, None)

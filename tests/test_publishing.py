@@ -66,7 +66,16 @@ def test_canonical_links_metadata_and_sitemap_use_the_hosting_base_url(hosted):
     url = "https://books.example.org/jax/en/latest/guide/demo.html"
     assert f'<link rel="canonical" href="{url}" />' in page
     assert f'<meta property="og:url" content="{url}" />' in page
-    assert re.search(r'<meta name="description" content="A page whose first paragraph[^"]*" />', page)
+    described = re.search(r'<meta name="description" content="(A page whose first paragraph[^"]*)" />', page)
+    assert described
+    # Open Graph (sphinxext-opengraph), with the page's own description, once each.
+    for tag in [
+        f'<meta property="og:description" content="{described[1]}" />',
+        '<meta property="og:title" content="Page demo" />',
+        '<meta property="og:type" content="article" />',
+    ]:
+        assert page.count(tag) == 1, tag
+    assert page.count('property="og:') == 5 and "og:image" not in page  # no generated preview image
     sitemap = (hosted.html / "sitemap.xml").read_text()
     assert f"<loc>{url}</loc>" in sitemap and "404" not in sitemap
 

@@ -205,3 +205,18 @@ def test_no_script_blocks_the_first_paint(built_site):
             if not re.search(r"\b(defer|async)\b", tag) and "documentation_options.js" not in tag:
                 blocking.append(f"{page.relative_to(HTML)}: {tag}")
     assert not blocking, "\n".join(blocking[:30])
+
+
+def test_every_page_waits_for_one_stylesheet_only(built_site):
+    """jaxbook/speed.py: the head links one stylesheet, the bundle, which imports nothing more."""
+    several = []
+    for path in HTML.rglob("*.html"):
+        if path.relative_to(HTML).parts[0] == "_static":
+            continue
+        head = path.read_text(encoding="utf-8").split("</head>", 1)[0]
+        links = re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*>', head)
+        if len(links) != 1 or "_static/bundle-" not in links[0]:
+            several.append(f"{path.relative_to(HTML)}: {links}")
+    assert not several, "\n".join(several[:10])
+    for bundle in (HTML / "_static").glob("bundle-*.css"):
+        assert "@import" not in bundle.read_text(encoding="utf-8"), bundle
