@@ -16,7 +16,7 @@ import pytest
 from jaxbook import ROOT
 from tests.helpers import Book
 
-pytestmark = pytest.mark.build
+pytestmark = [pytest.mark.build, pytest.mark.inputs()]  # throwaway books of its own
 
 SHARED = '"""Shared by the pages alpha and beta."""\n\nSCALE = 2\n'
 USES = "from snippets.alpha._shared import SCALE\n\nprint('{name}:', {value} * SCALE)\n"

@@ -12,7 +12,8 @@ from jaxbook import ROOT, pages
 from jaxbook.build import page_command
 from tests.helpers import TOP_MATTER, Book
 
-pytestmark = [pytest.mark.build, pytest.mark.xdist_group("page-book")]  # builds one after another
+# Builds one after another; a throwaway book of its own, none of the book's content.
+pytestmark = [pytest.mark.build, pytest.mark.xdist_group("page-book"), pytest.mark.inputs()]
 
 TOCTREE = "```{{toctree}}\n:hidden:\n\n{}\n```\n"
 

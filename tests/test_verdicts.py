@@ -190,3 +190,21 @@ def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fre
 def test_a_nested_run_checks_everything(repo):
     """A pytest run started by a test (its environment says the plugin is on above it)."""
     assert repo.run(**{verdicts.STATE: "on"})[0] == EVERY
+
+
+def test_a_browser_test_of_some_pages_reads_them_and_what_they_load_not_the_other_pages(
+    tmp_path, monkeypatch
+):
+    """verdicts.built_pages: the visited pages, the site's assets and, for the search page only,
+    the search index; an edit of another page or of a download changes none of its inputs."""
+    html = tmp_path / "_build" / "html"
+    for name in ["index.html", "guide/a.html", "guide/b.html", "search.html", "searchindex.js",
+                 "_static/bundle.css", "_static/x.js", "_sources/guide/b.ipynb", "_images/p.png"]:  # fmt: skip
+        (html / name).parent.mkdir(parents=True, exist_ok=True)
+        (html / name).write_text(name)
+    monkeypatch.setattr(verdicts, "ROOT", tmp_path)
+    monkeypatch.setattr(verdicts, "root", tmp_path)
+    found = {p.relative_to(html).as_posix() for p in verdicts.built_pages("guide/a.html", "index.html")(None)}
+    assert found == {"guide/a.html", "index.html", "_static/bundle.css", "_static/x.js", "_images/p.png"}
+    searching = {p.relative_to(html).as_posix() for p in verdicts.built_pages("search.html")(None)}
+    assert {"search.html", "searchindex.js"} <= searching and "guide/a.html" not in searching

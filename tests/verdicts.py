@@ -388,17 +388,34 @@ def problem(item) -> list[Path]:
     raise ValueError(f"{item.nodeid}: no practice problem folder in its parameters or path")
 
 
-def built_page(item) -> list[Path]:
-    """A browser test of one built page (parameter ``path``, such as ``guide/jit.html``): that
-    page and every file it may load (the site's files but its other pages, their sources for
-    download, and the search index, which only the search page loads)."""
+def built_files(pages: Iterable[str]) -> list[Path]:
+    """Built pages (paths under the site, such as ``guide/jit.html``) and every file they may
+    load: the site's files but its other pages, their sources for download, and the search
+    index, which only the search page loads."""
     html = ROOT / "_build" / "html"
-    page = param_path(item, "path").relative_to(ROOT)
+    pages = [Path(p.split("?", 1)[0]) for p in pages]
+    searching = any(p.name == "search.html" for p in pages)
     shared = [
         p
         for p in files_under(html)
         if p.suffix != ".html"
         and p.relative_to(html).parts[0] != "_sources"
-        and (p.name != "searchindex.js" or page.name == "search.html")
+        and (p.name != "searchindex.js" or searching)
     ]
-    return [html / page, *shared]
+    return [*(html / p for p in pages), *shared]
+
+
+def built_page(item) -> list[Path]:
+    """A browser test of one built page (parameter ``path``, such as ``guide/jit.html``): that
+    page and every file it may load (:func:`built_files`)."""
+    return built_files([str(item.callspec.params["path"])])
+
+
+def built_pages(*pages: str) -> Callable:
+    """The built inputs of a browser test that visits ``pages`` (paths under the site) and no
+    other: those pages and every file they may load (:func:`built_files`)."""
+
+    def inputs(item) -> list[Path]:
+        return built_files(pages)
+
+    return inputs

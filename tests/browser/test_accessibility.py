@@ -168,6 +168,7 @@ def keyboard_page(browser, site_url):
     context.close()
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages(STEP_PAGE))
 def test_keyboard_walk_reaches_every_control_with_a_visible_focus_ring(keyboard_page):
     context, page = keyboard_page
     page.goto(STEP_PAGE)
@@ -210,6 +211,7 @@ def focus_by_tab(page, selector: str, limit: int = 800):
     pytest.fail(f"Tab never reaches {selector}")
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages(STEP_PAGE))
 def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
     context, page = keyboard_page
     page.goto(STEP_PAGE)
@@ -235,6 +237,7 @@ def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
     assert not page.locator(".dropdown-download-buttons .dropdown-menu.show").count()
 
 
+@pytest.mark.built_inputs(verdicts.built_pages(STEP_PAGE), "snippets/vmap")
 def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, site_url):
     context, page = keyboard_page
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))

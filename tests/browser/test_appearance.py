@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests import verdicts
 from tests.browser.support import SCREENSHOTS, STEPS, published_pages
+from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -46,6 +48,7 @@ def low_contrast(result: dict) -> list[str]:
     return bad
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html", "guide/grad.html"))
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_colour_mode_renders_readable_code(page, mode):
     page.goto("guide/arrays.html")
@@ -80,18 +83,21 @@ CELLS_CONTRAST_JS = f"""() => {{
 }}"""
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_every_cell_on_the_step_pages_is_readable(page, mode):
-    """Every code and output block of the ten steps, including coloured outputs (rich tables,
-    ANSI colours), keeps its text at WCAG AA contrast."""
-    page.goto("index.html")
+STEP_PAGES = [f"guide/{step}.html" for step in STEPS]
+
+
+@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.parametrize(("mode", "path"), per_page(STEP_PAGES, "light", "dark"))
+def test_every_cell_of_a_step_page_is_readable(page, mode, path):
+    """Every code and output block of each of the ten steps, including coloured outputs (rich
+    tables, ANSI colours), keeps its text at WCAG AA contrast."""
+    page.goto(path)
     switch_mode(page, mode)
-    problems = []
-    for step in STEPS:
-        page.goto(f"guide/{step}.html")
-        assert page.evaluate("document.documentElement.dataset.theme") == mode
-        problems += [f"guide/{step}.html: {p}" for p in page.evaluate(CELLS_CONTRAST_JS)]
-    assert not problems, f"{mode} mode, text with contrast below {MIN_CONTRAST}:\n" + "\n".join(problems)
+    assert page.evaluate("document.documentElement.dataset.theme") == mode
+    problems = page.evaluate(CELLS_CONTRAST_JS)
+    assert not problems, f"{path}, {mode} mode, text with contrast below {MIN_CONTRAST}:\n" + "\n".join(
+        problems
+    )
 
 
 @pytest.fixture
@@ -118,14 +124,10 @@ def sideways_scrolling(phone, paths) -> list[str]:
     return problems
 
 
-def test_step_pages_do_not_scroll_sideways_on_a_phone(phone):
-    problems = sideways_scrolling(phone, [f"guide/{step}.html" for step in STEPS])
-    assert not problems, "\n".join(problems)
-
-
-def test_other_pages_do_not_scroll_sideways_on_a_phone(phone):
-    steps = {f"guide/{step}.html" for step in STEPS}
-    problems = sideways_scrolling(phone, [p for p in published_pages() if p not in steps])
+@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.parametrize("path", per_page(published_pages()))
+def test_page_does_not_scroll_sideways_on_a_phone(phone, path):
+    problems = sideways_scrolling(phone, [path])
     assert not problems, "\n".join(problems)
 
 
@@ -135,6 +137,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/vmap.html"))
 def test_screenshots_of_a_step_page(page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.goto("guide/vmap.html")
@@ -149,6 +152,7 @@ def test_screenshots_of_a_step_page(page):
         assert path.stat().st_size > 20_000, f"{path} is suspiciously small (blank page?)"
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/vmap.html"))
 def test_screenshots_of_a_step_page_on_a_phone(phone):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     phone.goto("guide/vmap.html")

@@ -8,6 +8,7 @@ from urllib.parse import urljoin
 import pytest
 
 from jaxbook import ROOT
+from tests import verdicts
 from tests.browser.support import READING_ORDER_START, reading_order
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -26,12 +27,14 @@ def result_links(page) -> list[str]:
     ]
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
 def test_search_page_finds_vmap(page):
     page.goto("search.html?q=vmap")
     links = result_links(page)
     assert VMAP_PAGE in links[:5], f"the vmap step is not among the first 5 results: {links[:10]}"
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
 def test_search_summaries_show_page_text_not_the_toolbar(page):
     page.goto("search.html?q=vmap")
     page.wait_for_selector("#search-results ul.search li p.context")
@@ -42,6 +45,7 @@ def test_search_summaries_show_page_text_not_the_toolbar(page):
     assert not any("Outputs on this page were produced" in s for s in summaries), summaries[:3]
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html", "search.html"))
 def test_typing_into_the_search_field_searches(page, site_url):
     page.goto("guide/arrays.html")
     page.locator(".search-button__button:visible").first.click()
@@ -92,6 +96,10 @@ def test_next_links_walk_the_whole_book_in_order(page, site_url):
     assert walked == expected, "next links walked:\n  " + "\n  ".join(walked)
 
 
+PREVIOUS_WALK = ["guide/jit", "guide/grad", "guide/arrays", "docs/prerequisites", "index"]
+
+
+@pytest.mark.built_inputs.with_args(verdicts.built_pages(*(f"{p}.html" for p in PREVIOUS_WALK)))
 def test_previous_links_walk_back_to_the_landing_page(page, site_url):
     page.goto("guide/jit.html")
     walked = [relative(page, site_url)]
@@ -100,9 +108,10 @@ def test_previous_links_walk_back_to_the_landing_page(page, site_url):
         if prev is None:
             break
         walked.append(prev)
-    assert walked == ["guide/jit", "guide/grad", "guide/arrays", "docs/prerequisites", "index"]
+    assert walked == PREVIOUS_WALK
 
 
+@pytest.mark.built_inputs(verdicts.built_pages("guide/arrays.html"), "snippets/arrays/numpy_style.py")
 def test_copy_button_copies_the_snippet_only(context, page, site_url):
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
     page.goto("guide/arrays.html")
@@ -127,6 +136,7 @@ def test_copy_button_copies_the_snippet_only(context, page, site_url):
     assert output.strip() and not leaked, f"output lines in the copied text: {leaked}"
 
 
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html"))
 def test_declared_error_shows_its_traceback_and_the_page_its_stamp(page):
     page.goto("guide/arrays.html")
     traceback = page.locator("div.cell_output .output.traceback", has_text="TypeError").first
