@@ -55,9 +55,9 @@ calls = {
     for name, make in makers.items()
     for n in lengths
 }
-seconds = median_seconds(calls, repeats=3)
+seconds = median_seconds(calls, repeats=7)
 
-print("compile time, median of 3, measured on the build machine:")
+print("compile time, median of 7, measured on the build machine:")
 print("     n  jaxpr eqns (loop/scan)  loop [s]  scan [s]")
 for n in lengths:
     eqns = [len(jax.make_jaxpr(m(n))(h, w).eqns) for m in makers.values()]
