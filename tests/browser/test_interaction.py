@@ -10,6 +10,7 @@ import pytest
 from jaxbook import ROOT
 from tests import verdicts
 from tests.browser.support import READING_ORDER_START, reading_order
+from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
@@ -84,16 +85,29 @@ def test_reading_order_of_the_toctrees():
     assert order[: len(READING_ORDER_START)] == READING_ORDER_START
 
 
-def test_next_links_walk_the_whole_book_in_order(page, site_url):
-    expected = reading_order()
-    page.goto("index.html")
-    walked = [relative(page, site_url)]
-    while len(walked) <= len(expected) + 2:
-        nxt = follow(page, site_url, "a.right-next")
-        if nxt is None:
-            break
-        walked.append(nxt)
-    assert walked == expected, "next links walked:\n  " + "\n  ".join(walked)
+READING_ORDER = reading_order()
+#: Each page of the reading order and the page its next link must open (None: the last has none).
+NEXT = dict(zip(READING_ORDER, [*READING_ORDER[1:], None]))
+
+
+@pytest.fixture(scope="module")
+def walker(browser, site_url):
+    """One browser page for this worker's next-link tests (each starts by opening its own page)."""
+    context = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.parametrize("path", per_page([f"{doc}.html" for doc in READING_ORDER]))
+def test_next_link_opens_the_next_page_of_the_reading_order(walker, site_url, path):
+    """Together, one test per page: the next links walk the whole book in the toctrees' order
+    (each keyed by its own built page, so an edit re-checks the pages it changed)."""
+    walker.goto(path, wait_until="domcontentloaded")  # the link works once the document is parsed
+    doc = path.removesuffix(".html")
+    assert relative(walker, site_url) == doc
+    assert follow(walker, site_url, "a.right-next") == NEXT[doc]
 
 
 PREVIOUS_WALK = ["guide/jit", "guide/grad", "guide/arrays", "docs/prerequisites", "index"]
