@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import verdicts
-from tests.browser.support import SCREENSHOTS, STEPS, published_pages
+from tests.browser.support import SCREENSHOTS, STEPS, chosen_mode_js, published_pages
 from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -86,13 +86,31 @@ CELLS_CONTRAST_JS = f"""() => {{
 STEP_PAGES = [f"guide/{step}.html" for step in STEPS]
 
 
+@pytest.fixture(scope="module")
+def reader_in_mode(browser, site_url):
+    """One browser page per colour mode for this worker (the mode chosen as the theme's switch
+    stores it; test_colour_mode_renders_readable_code uses the switch itself)."""
+    contexts = {}
+
+    def open_page(mode: str):
+        if mode not in contexts:
+            contexts[mode] = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
+            contexts[mode].add_init_script(chosen_mode_js(mode))
+            contexts[mode].new_page()
+        return contexts[mode].pages[0]
+
+    yield open_page
+    for context in contexts.values():
+        context.close()
+
+
 @pytest.mark.built_inputs.with_args(verdicts.built_page)
 @pytest.mark.parametrize(("mode", "path"), per_page(STEP_PAGES, "light", "dark"))
-def test_every_cell_of_a_step_page_is_readable(page, mode, path):
+def test_every_cell_of_a_step_page_is_readable(reader_in_mode, mode, path):
     """Every code and output block of each of the ten steps, including coloured outputs (rich
     tables, ANSI colours), keeps its text at WCAG AA contrast."""
+    page = reader_in_mode(mode)
     page.goto(path)
-    switch_mode(page, mode)
     assert page.evaluate("document.documentElement.dataset.theme") == mode
     problems = page.evaluate(CELLS_CONTRAST_JS)
     assert not problems, f"{path}, {mode} mode, text with contrast below {MIN_CONTRAST}:\n" + "\n".join(
@@ -104,6 +122,14 @@ def test_every_cell_of_a_step_page_is_readable(page, mode, path):
 def phone(browser, site_url):
     """A 375-pixel-wide viewport (a small phone; desktop emulation, so the layout viewport
     cannot grow to fit content that is too wide)."""
+    context = browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def phone_reader(browser, site_url):
+    """The phone of :func:`phone`, one for this worker's per-page checks."""
     context = browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812})
     yield context.new_page()
     context.close()
@@ -126,8 +152,8 @@ def sideways_scrolling(phone, paths) -> list[str]:
 
 @pytest.mark.built_inputs.with_args(verdicts.built_page)
 @pytest.mark.parametrize("path", per_page(published_pages()))
-def test_page_does_not_scroll_sideways_on_a_phone(phone, path):
-    problems = sideways_scrolling(phone, [path])
+def test_page_does_not_scroll_sideways_on_a_phone(phone_reader, path):
+    problems = sideways_scrolling(phone_reader, [path])
     assert not problems, "\n".join(problems)
 
 
