@@ -157,14 +157,13 @@ def rebased_urls(nodes: list, source: str) -> None:
         return posixpath.normpath(posixpath.join(posixpath.dirname(source), url))
 
     for i, node in enumerate(nodes):
-        if node.type == "url" and (new := rebase(node.value)) is not None:
-            nodes[i] = ast.URLToken(node.source_line, node.source_column, new, f"url({serialize_url(new)})")
+        url = None
+        if node.type == "url":
+            url = node.value
         elif node.type == "function" and node.lower_name == "url":
-            strings = [a for a in node.arguments if a.type == "string"]
-            if strings and (new := rebase(strings[0].value)) is not None:
-                nodes[i] = ast.URLToken(
-                    node.source_line, node.source_column, new, f"url({serialize_url(new)})"
-                )
+            url = next((a.value for a in node.arguments if a.type == "string"), None)
+        if url is not None and (new := rebase(url)) is not None:
+            nodes[i] = ast.URLToken(node.source_line, node.source_column, new, f"url({serialize_url(new)})")
         for child in (
             getattr(node, "arguments", None),
             getattr(node, "content", None),
@@ -216,20 +215,19 @@ def head_links(html: str) -> list[re.Match]:
     return list(STYLESHEET.finditer(html, 0, end))
 
 
-def bundled_head(html: str, bundles: dict[str, list[str]], digests: dict[str, str]) -> str:
-    """``html`` whose ``<head>`` links one bundle instead of the site's stylesheets (or its bundle
-    with the current digest, for a page bundled by an earlier build). ``bundles`` (name -> sources)
-    gains this page's bundle; ``digests`` (name -> digest of its content) gives the ``?v=``."""
-    links = head_links(html)
-    if not links:
-        return html
+def linked_bundle(links: list[re.Match]) -> tuple[str, list[str] | None]:
+    """The bundle a page's stylesheet ``links`` stand for, and its sources (None for a page that
+    an earlier build already bundled: it links the bundle itself)."""
     sources = [m["path"] for m in links]
     if len(sources) == 1 and BUNDLE.fullmatch(sources[0]):
-        name = sources[0]
-    else:
-        name = bundle_name(sources)
-        bundles.setdefault(name, sources)
-    link = f'<link rel="stylesheet" href="{links[0]["prefix"]}_static/{name}?v={digests.get(name, "")}" />\n'
+        return sources[0], None
+    return bundle_name(sources), sources
+
+
+def bundled_head(html: str, links: list[re.Match], name: str, digest: str) -> str:
+    """``html`` whose stylesheet ``links`` (:func:`head_links`) are replaced by one link to the
+    bundle ``name``, with ``?v=digest``."""
+    link = f'<link rel="stylesheet" href="{links[0]["prefix"]}_static/{name}?v={digest}" />\n'
     pieces, last = [], 0
     for i, m in enumerate(links):
         pieces += [html[last : m.start()], link if i == 0 else ""]
@@ -245,21 +243,23 @@ def bundle_stylesheets(app, exception) -> None:
         return
     outdir, known = Path(app.outdir), Path(app.doctreedir) / "jaxbook-bundles"
     static = outdir / "_static"
-    pages = {
-        p: p.read_text(encoding="utf-8")
-        for p in outdir.rglob("*.html")
-        if p.relative_to(outdir).parts[0] != "_static"
-    }
+    pages = {}  # page -> (its html, its stylesheet links, the bundle they stand for)
     bundles: dict[str, list[str]] = {}
-    for html in pages.values():
-        bundled_head(html, bundles, {})
-    for name in {
-        m["path"] for html in pages.values() for m in head_links(html) if BUNDLE.fullmatch(m["path"])
-    }:
-        if name not in bundles:
-            if not (known / name).is_file():
-                raise ValueError(f"pages link _static/{name}, whose sources no build recorded: make clean")
-            bundles[name] = (known / name).read_text(encoding="utf-8").split()
+    for page in outdir.rglob("*.html"):
+        if page.relative_to(outdir).parts[0] == "_static":
+            continue
+        html = page.read_text(encoding="utf-8")
+        links = head_links(html)
+        if not links:
+            continue
+        name, sources = linked_bundle(links)
+        pages[page] = html, links, name
+        if sources is not None:
+            bundles.setdefault(name, sources)
+    for name in {name for _, _, name in pages.values()} - bundles.keys():
+        if not (known / name).is_file():
+            raise ValueError(f"pages link _static/{name}, whose sources no build recorded: make clean")
+        bundles[name] = (known / name).read_text(encoding="utf-8").split()
     digests = {}
     known.mkdir(parents=True, exist_ok=True)
     for name, sources in bundles.items():
@@ -271,8 +271,8 @@ def bundle_stylesheets(app, exception) -> None:
         digests[name] = hashlib.sha256(css.encode()).hexdigest()[:16]
         atomic_write(known / name, "\n".join(sources) + "\n")
         atomic_write(static / name, css)
-    for page, html in pages.items():
-        new = bundled_head(html, {}, digests)
+    for page, (html, links, name) in pages.items():
+        new = bundled_head(html, links, name, digests[name])
         if new != html:
             atomic_write(page, new)
 
