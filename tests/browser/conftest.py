@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, HTML, new_context
 
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -100,10 +100,8 @@ def browser(chromium):
 
 @pytest.fixture
 def context(browser, site_url):
-    """A fresh browser context (own storage and cache, 1280x900); it reaches no host but our
-    server (CHROMIUM_ARGS)."""
-    ctx = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
-    ctx.set_default_timeout(15_000)
+    """A fresh browser context (1280x900), for one test."""
+    ctx = new_context(browser, site_url)
     yield ctx
     ctx.close()
 

@@ -150,3 +150,18 @@ def print_page_weights(terminalreporter, started: float) -> None:
                 f"page weight, {label} page: {page['page']} {page['bytes'] / 1000:.0f} KB "
                 f"in {page['requests']} requests (budget {BUDGET / 1000:.0f} KB)"
             )
+
+
+DESKTOP = {"width": 1280, "height": 900}
+#: A small phone (desktop emulation, so the layout viewport cannot grow to fit content that is
+#: too wide).
+PHONE = {"width": 375, "height": 812}
+
+
+def new_context(browser, site_url, viewport=DESKTOP, timeout_ms: int | None = 15_000):
+    """A fresh browser context for the site (own storage and cache); it reaches no host but our
+    server (CHROMIUM_ARGS). ``timeout_ms``: its actions' time limit (None: Playwright's)."""
+    ctx = browser.new_context(base_url=site_url, viewport=viewport)
+    if timeout_ms is not None:
+        ctx.set_default_timeout(timeout_ms)
+    return ctx

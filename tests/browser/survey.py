@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import chosen_mode_js
+from tests.browser.support import chosen_mode_js, new_context
 
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 MODES = ["light", "dark"]
@@ -123,8 +123,7 @@ class Visitor:
     """Visits pages in one browser context, as a reader's first visit (see the module)."""
 
     def __init__(self, browser, site_url, axe_source: str):
-        self.context = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
-        self.context.set_default_timeout(30_000)
+        self.context = new_context(browser, site_url, timeout_ms=30_000)
         self.context.add_init_script(axe_source)
         self.page = self.context.new_page()
         self.recorder = Recorder(self.page)

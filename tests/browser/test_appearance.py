@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import verdicts
-from tests.browser.support import SCREENSHOTS, STEPS, chosen_mode_js, published_pages
+from tests.browser.support import PHONE, SCREENSHOTS, STEPS, chosen_mode_js, new_context, published_pages
 from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -94,7 +94,7 @@ def reader_in_mode(browser, site_url):
 
     def open_page(mode: str):
         if mode not in contexts:
-            contexts[mode] = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
+            contexts[mode] = new_context(browser, site_url)
             contexts[mode].add_init_script(chosen_mode_js(mode))
             contexts[mode].new_page()
         return contexts[mode].pages[0]
@@ -120,9 +120,8 @@ def test_every_cell_of_a_step_page_is_readable(reader_in_mode, mode, path):
 
 @pytest.fixture
 def phone(browser, site_url):
-    """A 375-pixel-wide viewport (a small phone; desktop emulation, so the layout viewport
-    cannot grow to fit content that is too wide)."""
-    context = browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812})
+    """A 375-pixel-wide viewport (PHONE), for one test."""
+    context = new_context(browser, site_url, PHONE, timeout_ms=None)
     yield context.new_page()
     context.close()
 
@@ -130,7 +129,7 @@ def phone(browser, site_url):
 @pytest.fixture(scope="module")
 def phone_reader(browser, site_url):
     """The phone of :func:`phone`, one for this worker's per-page checks."""
-    context = browser.new_context(base_url=site_url, viewport={"width": 375, "height": 812})
+    context = new_context(browser, site_url, PHONE, timeout_ms=None)
     yield context.new_page()
     context.close()
 

@@ -9,7 +9,7 @@ import pytest
 
 from jaxbook import ROOT
 from tests import verdicts
-from tests.browser.support import READING_ORDER_START, reading_order
+from tests.browser.support import READING_ORDER_START, new_context, reading_order
 from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
@@ -93,8 +93,7 @@ NEXT = dict(zip(READING_ORDER, [*READING_ORDER[1:], None]))
 @pytest.fixture(scope="module")
 def walker(browser, site_url):
     """One browser page for this worker's next-link tests (each starts by opening its own page)."""
-    context = browser.new_context(base_url=site_url, viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(15_000)
+    context = new_context(browser, site_url)
     yield context.new_page()
     context.close()
 
