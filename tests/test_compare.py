@@ -13,9 +13,14 @@ from jaxbook import ROOT, compare, outputs, verdict
 from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.snippet import parse_tolerance, source_of
 
+#: Reads none of the book's content but the snippet its first test names (tests/verdicts.py): an
+#: edit of another page or snippet does not re-check these tests.
+pytestmark = pytest.mark.inputs()
+
 LOSS_SCALE = ROOT / "snippets" / "profiling" / "dynamic_loss_scale.py"
 
 
+@pytest.mark.inputs(LOSS_SCALE, LOSS_SCALE.with_suffix(".out"))
 def test_the_float16_output_of_another_cpu_matches_within_the_snippets_declared_tolerance():
     """The failure of issue 26: on a CPU with AVX-512 (FP16), the float16 training loop prints
     w = 2.9968 where the committed output, written on an AVX2 machine, says 2.9973. The build of a

@@ -9,6 +9,9 @@ import pytest
 from jaxbook import ROOT
 from jaxbook.snippet import SnippetError, execute, parse_declaration, scrub, trimmed_traceback
 
+#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+pytestmark = pytest.mark.inputs()
+
 
 def run(source, name="snippets/demo/x.py"):
     return execute(source, name, {"__name__": "__main__"})

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
+from jaxbook.pages import book_pages
+from tests import verdicts
 
 pytestmark = pytest.mark.build
 
@@ -37,12 +39,11 @@ TEXT_SUFFIXES = {".html", ".js", ".ipynb", ".txt", ".md", ".css", ".json", ".py"
 
 def pages():
     """The built pages that come from the book's sources."""
-    sources = [
-        p
-        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-        for p in ROOT.glob(pattern)
-    ]
-    return [HTML / p.relative_to(ROOT).with_suffix(".html") for p in sources]
+    return [HTML / p.relative_to(ROOT).with_suffix(".html") for p in book_pages(ROOT)]
+
+
+#: Every page the site publishes, under the site: the book's pages, Sphinx's search page, the 404 page.
+PUBLISHED = [*(p.relative_to(HTML).as_posix() for p in pages()), "search.html", "404.html"]
 
 
 def test_strict_build_succeeds(site):
@@ -187,11 +188,42 @@ def vnu_errors(files: list[Path]) -> list[str]:
     ]
 
 
-def test_every_page_is_valid_html(built_site):
+def test_every_published_page_is_checked_as_html(built_site):
+    """The site publishes no page that test_page_is_valid_html does not check."""
+    built = {
+        p.relative_to(HTML).as_posix()
+        for p in HTML.rglob("*.html")
+        if p.relative_to(HTML).parts[0] != "_static"
+    }
+    assert built == set(PUBLISHED), f"published but not checked: {sorted(built - set(PUBLISHED))}"
+
+
+def built_html(item) -> list[Path]:
+    """What the HTML checker reads of a page (parameter ``path``): its HTML file only."""
+    return [HTML / item.callspec.params["path"]]
+
+
+@pytest.fixture(scope="module")
+def html_errors(request, built_site) -> dict[str, list[str]]:
+    """The Nu HTML Checker's errors, by page, for every page whose check runs in this session
+    (the others are unchanged since they passed): one Java process for all of them."""
+    checking = [
+        item.callspec.params["path"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_page_is_valid_html" and verdicts.will_run(item)
+    ]
+    errors = {path: [] for path in checking}
+    for line in vnu_errors([HTML / path for path in checking]):
+        errors[line.split(":", 1)[0]].append(line)
+    return errors
+
+
+@pytest.mark.xdist_group("html-checker")  # one worker, one Java process
+@pytest.mark.built_inputs.with_args(built_html)
+@pytest.mark.parametrize("path", PUBLISHED)
+def test_page_is_valid_html(path, html_errors):
     """Every page the site publishes (the book's pages, search and 404) passes the Nu HTML Checker."""
-    files = sorted(p for p in HTML.rglob("*.html") if p.relative_to(HTML).parts[0] != "_static")
-    assert len(files) >= 20
-    errors = vnu_errors(files)
+    errors = html_errors[path]
     assert not errors, f"{len(errors)} HTML errors:\n" + "\n".join(errors[:50])
 
 

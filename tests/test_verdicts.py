@@ -50,6 +50,22 @@ def test_reads_no_content():
 @pytest.mark.built_inputs("_build/built.txt")
 def test_reads_a_build():
     log("reads_a_build")
+
+
+@pytest.fixture(scope="session")
+def built_site():
+    return Path("_build")
+
+
+@pytest.fixture
+def browser_page(built_site):
+    log("opens_a_page")
+
+
+@pytest.mark.inputs("_build/out.txt")
+@pytest.mark.built_inputs("_build/built.txt")
+def test_visits_a_built_page(browser_page):
+    log("visits_a_built_page")
 """
 
 
@@ -97,7 +113,14 @@ class Repository:
         (self.root / name).write_text(text)
 
 
-EVERY = {"reads_the_book", "fails_while_asked", "reads_no_content", "reads_a_build"}
+EVERY = {
+    "reads_the_book",
+    "fails_while_asked",
+    "reads_no_content",
+    "reads_a_build",
+    "opens_a_page",
+    "visits_a_built_page",
+}
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +143,7 @@ def fresh(tmp_path) -> Repository:
 def test_a_passed_test_is_skipped_next_time_and_says_why(repo):
     ran, output = repo.run()
     assert ran == set(), output
-    assert "4 skipped" in output and "unchanged since it passed" in output, output
+    assert "5 skipped" in output and "unchanged since it passed" in output, output
 
 
 def test_an_edited_snippet_rechecks_the_tests_that_read_the_book(fresh):
@@ -163,7 +186,7 @@ def test_recheck_runs_every_test(repo):
 
 def test_a_half_written_verdict_is_not_trusted(fresh):
     files = sorted((fresh.root / "_build" / "verdicts").rglob("*.json"))
-    assert len(files) == 5  # four tests, one of them also keyed by what it read of the build
+    assert len(files) == 7  # five tests, two of them also keyed by what they read of the build
     for path in files:
         text = path.read_text()
         json.loads(text)
@@ -179,11 +202,14 @@ def test_a_verdict_is_kept_only_for_the_key_it_was_made_for(fresh):
 
 
 def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fresh):
+    """And a test that uses the fixture building the site (verdicts.BUILDERS) is keyed by what
+    it reads of the build right after that fixture: while unchanged, its browser page is never
+    opened."""
     fresh.write("_build/out.txt", "two\n")  # its declared input changed, what it reads of the build not
     ran, output = fresh.run()
     assert ran == set() and "what it reads of the build is unchanged" in output, output
     fresh.write("_build/built.txt", "two\n")
-    assert fresh.run()[0] == {"reads_a_build"}
+    assert fresh.run()[0] == {"reads_a_build", "opens_a_page", "visits_a_built_page"}
     assert fresh.run()[0] == set()
 
 

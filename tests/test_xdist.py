@@ -23,6 +23,9 @@ from pathlib import Path
 
 import pytest
 
+#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+pytestmark = pytest.mark.inputs()
+
 
 @pytest.mark.xdist_group("shared")
 @pytest.mark.parametrize("i", range(8))

@@ -15,7 +15,8 @@ A test that passed is recorded in ``_build/verdicts/`` under a key made of every
 On the next run a test whose key holds a passed verdict is skipped, "unchanged since it passed".
 A test may also declare inputs only known once its fixtures are set up (``@pytest.mark.built_inputs``,
 such as the built page a browser test visits): when its first key misses, it is keyed again by
-those after set-up, and skipped if that key holds a passed verdict.
+those once they exist (right after the fixture that builds the site, :data:`BUILDERS`, or after
+set-up), and skipped if that key holds a passed verdict.
 
 Failures, errors and skips are never recorded. ``JAXBOOK_RECHECK=1`` re-checks every test (and
 records the passes); a clean clone has no ``_build`` and checks everything. A pytest run started
@@ -52,6 +53,12 @@ PREFIXES = ("JAXBOOK_", "JAX_", "XLA_")
 PER_RUN = {RECHECK, STATE, "JAXBOOK_TEST_SITE_RUN"}
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
+
+#: Fixtures that make the files ``built_inputs`` name (the site, built once per run): a test
+#: that uses one is keyed by its built inputs right after it, before its other fixtures (a
+#: browser page, a served notebook) are set up, so that an unchanged one costs nothing.
+BUILDERS = ("site_root", "built_site")
+CHECK_FIXTURE = "_built_verdict"
 
 Inputs = Iterable[str | Path | Callable]
 KEY = pytest.StashKey[str | None]()
@@ -314,14 +321,51 @@ def pytest_runtest_setup(item):
         pytest.skip(SKIP_REASON)
 
 
+def will_run(item) -> bool:
+    """False when ``item`` is skipped as unchanged: its sources, or what it reads of the build
+    (which must be built by now), are those of its last pass. A fixture serving several tests
+    at once (one Java run of the HTML checker) uses it to check only the tests that run."""
+    if settled(item):
+        return False
+    if source_key(item) is None or not item.get_closest_marker("built_inputs"):
+        return True
+    return not has_passed(key_of(item, declared(item, "built_inputs"), "built"), item.nodeid)
+
+
+def skip_if_built_inputs_unchanged(item) -> None:
+    """Skip ``item`` when its built inputs are those of its last pass (keyed once per run)."""
+    if BUILT_KEY in item.stash or not item.get_closest_marker("built_inputs"):
+        return
+    if source_key(item) is None:
+        return
+    item.stash[BUILT_KEY] = key_of(item, declared(item, "built_inputs"), "built")
+    if has_passed(item.stash[BUILT_KEY], item.nodeid):
+        pytest.skip(BUILT_SKIP_REASON)
+
+
+def pytest_collection_modifyitems(items):
+    """A test with built inputs that uses a fixture of :data:`BUILDERS` checks them first thing
+    in its set-up (:func:`_built_verdict`), not after every fixture."""
+    for item in items:
+        names = getattr(item, "fixturenames", None)
+        if item.get_closest_marker("built_inputs") and names and set(BUILDERS) & set(names):
+            if CHECK_FIXTURE not in names:  # parametrized tests share one list of names
+                names.insert(0, CHECK_FIXTURE)
+
+
+@pytest.fixture
+def _built_verdict(request):
+    """The site built, and nothing else set up yet: skip the test if what it reads of the build
+    is unchanged since it passed (a browser test would otherwise open its page first)."""
+    request.getfixturevalue(next(b for b in BUILDERS if b in request.fixturenames))
+    skip_if_built_inputs_unchanged(request.node)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item):
-    """With its fixtures set up (the site built): skip a test whose built inputs are those of
-    its last pass."""
-    if item.get_closest_marker("built_inputs") and source_key(item) is not None:
-        item.stash[BUILT_KEY] = key_of(item, declared(item, "built_inputs"), "built")
-        if has_passed(item.stash[BUILT_KEY], item.nodeid):
-            pytest.skip(BUILT_SKIP_REASON)
+    """With its fixtures set up: skip a test whose built inputs are those of its last pass (for a
+    test that no fixture of :data:`BUILDERS` sets up)."""
+    skip_if_built_inputs_unchanged(item)
 
 
 @pytest.hookimpl(wrapper=True)
