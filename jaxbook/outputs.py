@@ -22,10 +22,11 @@ machinery, fixed at its source rather than hidden here.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from jaxbook.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,5 @@ def write_expected(snippet: Path, text: str, tolerance=None) -> bool:
         path.read_text(encoding="utf-8"), text, tolerance or compare.DEFAULT
     ):
         return False
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # atomic: an interrupted run leaves the old file or the new one
+    write_atomic(path, text)  # an interrupted run leaves the old file or the new one
     return True

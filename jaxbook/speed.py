@@ -38,6 +38,8 @@ from pathlib import Path
 
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 
+from jaxbook.files import write_atomic
+
 #: Scripts that later inline scripts of the page use as soon as they run.
 RUN_AT_ONCE = ("documentation_options.js",)
 SCRIPT = re.compile(r"<script\b(?P<attributes>[^>]*)>")
@@ -281,9 +283,7 @@ def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` unless it holds it already, in one step."""
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, text)
 
 
 def setup(app):

@@ -34,10 +34,20 @@ from pathlib import Path
 
 from jaxbook import runtime
 from jaxbook.deps import project_dependencies
+from jaxbook.files import write_atomic
 
 STORE = Path("_build") / "store"
 #: The files of the execution machinery: a change to any of them executes every page again.
-MACHINERY = ("__init__.py", "kernel.py", "snippet.py", "runtime.py", "outputs.py", "store.py", "deps.py")
+MACHINERY = (
+    "__init__.py",
+    "kernel.py",
+    "snippet.py",
+    "runtime.py",
+    "outputs.py",
+    "store.py",
+    "deps.py",
+    "files.py",
+)
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -148,9 +158,7 @@ def save(result: PageResult, root: Path) -> Path:
     """Keep ``result`` under its key, atomically."""
     path = path_of(result.key, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(asdict(result), ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(asdict(result), ensure_ascii=False))
     return path
 
 
@@ -169,6 +177,4 @@ def record_duration(page: str, seconds: float, root: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     known = durations(root)
     known[page] = round(seconds, 2)
-    tmp = path.with_name(f".durations.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(known, indent=0, sort_keys=True), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(known, indent=0, sort_keys=True))

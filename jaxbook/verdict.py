@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from jaxbook import compare, outputs
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
+from jaxbook.files import write_atomic
 from jaxbook.snippet import SnippetError, parse_tolerance, source_of
 from jaxbook.store import CellResult
 
@@ -91,9 +91,7 @@ def remember_match(name: str, inputs: dict[str, str], root: Path) -> None:
     """Keep the inputs with which snippet ``name``'s output matched its ``.out`` file."""
     path = _matched_path(name, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(snippet_inputs(name, inputs, root), indent=0), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(snippet_inputs(name, inputs, root), indent=0))
 
 
 def changed_since_match(name: str, inputs: dict[str, str], root: Path) -> list[str]:

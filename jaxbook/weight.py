@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
+from jaxbook.files import write_atomic
 from jaxbook.speed import BUNDLE
 
 logger = logging.getLogger(__name__)
@@ -46,9 +47,7 @@ class Memo:
             return path.read_bytes()
         value = compute()
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(value)
-        tmp.replace(path)
+        write_atomic(path, value)
         return value
 
     def prune(self) -> None:

@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
+from jaxbook.files import write_atomic
 from tests import verdicts
 
 HTML = ROOT / "_build" / "html"
@@ -55,9 +56,7 @@ class SiteBuild:
 def save_site(build: SiteBuild, run: str | None) -> None:
     """Keep a build's result in RESULT, in one write (a waiting worker never reads half)."""
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    tmp = RESULT.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({**asdict(build), "html": str(HTML), "run": run}), encoding="utf-8")
-    tmp.replace(RESULT)
+    write_atomic(RESULT, json.dumps({**asdict(build), "html": str(HTML), "run": run}))
 
 
 def _start() -> subprocess.Popen:

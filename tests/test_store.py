@@ -153,3 +153,16 @@ def test_a_build_killed_while_executing_then_rebuilt_gives_the_clean_builds_site
 def test_page_results_name_their_cells(book):
     result = PageResult("p", "k", {}, [CellResult("snippets/a/one.py", text="1\n")], "env")
     assert result.cell("snippets/a/one.py").text == "1\n" and result.cell("nope") is None
+
+
+def test_a_write_cut_short_leaves_the_old_file_and_no_temporary_one(tmp_path):
+    """jaxbook.files.write_atomic, which every file the build or the tests reuse is written with."""
+    from jaxbook.files import write_atomic
+
+    path = tmp_path / "result.json"
+    write_atomic(path, "old")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(path, "new \udc80")  # fails half way, after the temporary file is opened
+    assert path.read_text() == "old"
+    write_atomic(path, b"new")
+    assert path.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["result.json"]

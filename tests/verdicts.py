@@ -40,6 +40,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT, pages
+from jaxbook.files import write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
 root = ROOT
@@ -277,9 +278,7 @@ def record(key: str, nodeid: str) -> None:
     """Write the passed verdict for ``key`` in one step: a reader sees all of it or nothing."""
     path = path_of(key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"key": key, "test": nodeid, "passed": True}), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps({"key": key, "test": nodeid, "passed": True}))
 
 
 def settled(item) -> bool:
