@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from jaxbook import ROOT
+from jaxbook import ROOT, pages
 
 #: Where the strict build writes the site (the `built_site` fixture returns this folder).
 HTML = ROOT / "_build" / "html"
@@ -70,13 +69,8 @@ def chosen_mode_js(mode: str) -> str:
 
 
 def source_docnames() -> list[str]:
-    """Docnames of the book's sources (the same globs as tests/test_site.py), sorted."""
-    sources = [
-        p
-        for pattern in ("index.md", "guide/*.md", "docs/*.md", "practice/**/*.md")
-        for p in ROOT.glob(pattern)
-    ]
-    return sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in sources)
+    """Docnames of the book's sources (jaxbook.pages.PAGE_PATTERNS), sorted."""
+    return [p.relative_to(ROOT).with_suffix("").as_posix() for p in pages.book_pages(ROOT)]
 
 
 def published_pages() -> list[str]:
@@ -84,46 +78,21 @@ def published_pages() -> list[str]:
     return [f"{d}.html" for d in source_docnames()] + ["search.html"]
 
 
-TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
-
-
-def toctree_entries(docname: str) -> list[str]:
-    """The docnames listed by the toctrees of one source page, in order (external links and
-    `self` are skipped; `Title <doc>` entries give `doc`)."""
-    source = ROOT / f"{docname}.md"
-    entries = []
-    for block in TOCTREE.finditer(source.read_text(encoding="utf-8")):
-        for line in block.group("body").splitlines():
-            line = line.strip()
-            if not line or line.startswith(":"):
-                continue
-            titled = re.fullmatch(r".*<(.+)>", line)
-            target = titled.group(1).strip() if titled else line
-            if target == "self" or re.match(r"^[a-z]+://", target):
-                continue
-            target = target.removesuffix(".md")
-            if target.startswith("/"):
-                entries.append(target.lstrip("/"))
-            else:
-                base = Path(docname).parent
-                entries.append((base / target).as_posix() if str(base) != "." else target)
-    return entries
-
-
 def reading_order(root: str = "index") -> list[str]:
     """The order in which Sphinx's previous/next links walk the book: a depth-first walk of the
-    toctrees from the landing page. Entries without a source are skipped, as Sphinx does."""
+    toctrees from the landing page, as the book's page model reads them (jaxbook.pages).
+    Entries without a source are skipped, as Sphinx does."""
     order, seen = [], set()
 
-    def visit(doc):
-        if doc in seen or not (ROOT / f"{doc}.md").is_file():
+    def visit(source: Path) -> None:
+        if source in seen:
             return
-        seen.add(doc)
-        order.append(doc)
-        for child in toctree_entries(doc):
+        seen.add(source)
+        order.append(source.relative_to(ROOT).with_suffix("").as_posix())
+        for child in pages.read(source).children():
             visit(child)
 
-    visit(root)
+    visit(ROOT / f"{root}.md")
     return order
 
 
