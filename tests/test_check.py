@@ -12,6 +12,9 @@ import pytest
 
 from jaxbook import ROOT, check, runtime
 
+#: It reads the practice problems (`make check` finds a problem among them), none of the rest of the book.
+pytestmark = pytest.mark.inputs("practice")
+
 ADAMW = ROOT / "practice" / "optimizers" / "adamw_from_scratch"
 
 

@@ -317,6 +317,7 @@ print(json.dumps(np.asarray(jax.jit(jnp.dot)(x, y)).tobytes().hex()))"""
     runtime.READER_CPU is None,
     reason=f"no other CPU to emulate on {platform.machine()} (Arm's NEON vectors are 128 bits already)",
 )
+@pytest.mark.inputs(lambda item: verdicts.page_sources(ROOT / f"{PAGES[0]}.md"))  # its set-up cell
 def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     """The reader's kernel, given the set-up cell as the notebook test gives it, rounds otherwise
     than this worker, which has the build's JAX settings: without that, comparing printed
@@ -345,6 +346,7 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     )
 
 
+@pytest.mark.inputs()  # the set-up cell of every download, and a jaxpr of its own
 def test_the_readers_jupyter_prints_jaxprs_in_plain_text_as_the_page_does(tmp_path):
     """JAX colours a printed jaxpr in Jupyter (ipykernel's ZMQInteractiveShell) unless the set-up
     cell turns it off, as the build's kernel has it off (:data:`jaxbook.runtime.JAX_ENV`)."""
@@ -520,6 +522,7 @@ def test_links_in_the_notebooks_reach_pages_of_the_site(built_site):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.inputs("practice")  # a problem's files and statement; `make check` finds it in practice/
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
     import subprocess

@@ -15,16 +15,18 @@ import shlex
 import subprocess
 import sys
 
+import pytest
+
 from jaxbook import ROOT
+
+#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+pytestmark = pytest.mark.inputs()
 
 GROUPED = """\
 import os
 from pathlib import Path
 
 import pytest
-
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
-pytestmark = pytest.mark.inputs()
 
 
 @pytest.mark.xdist_group("shared")

@@ -438,14 +438,21 @@ def built_files(pages: Iterable[str]) -> list[Path]:
     html = ROOT / "_build" / "html"
     pages = [Path(p.split("?", 1)[0]) for p in pages]
     searching = any(p.name == "search.html" for p in pages)
-    shared = [
+    return [*(html / p for p in pages), *_site_assets(html, searching)]
+
+
+@functools.cache
+def _site_assets(html: Path, searching: bool) -> tuple[Path, ...]:
+    """The files of the built site that any page may load, listed once per process: the site is
+    built once per run, before any test keys what it reads of it (its content is still hashed
+    for every key, :func:`file_digest`)."""
+    return tuple(
         p
         for p in files_under(html)
         if p.suffix != ".html"
         and p.relative_to(html).parts[0] != "_sources"
         and (p.name != "searchindex.js" or searching)
-    ]
-    return [*(html / p for p in pages), *shared]
+    )
 
 
 def built_page(item) -> list[Path]:
