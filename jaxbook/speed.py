@@ -271,15 +271,15 @@ def bundle_stylesheets(app, exception) -> None:
             + "\n"
         )
         digests[name] = hashlib.sha256(css.encode()).hexdigest()[:16]
-        atomic_write(known / name, "\n".join(sources) + "\n")
-        atomic_write(static / name, css)
+        write_if_changed(known / name, "\n".join(sources) + "\n")
+        write_if_changed(static / name, css)
     for page, (html, links, name) in pages.items():
         new = bundled_head(html, links, name, digests[name])
         if new != html:
-            atomic_write(page, new)
+            write_if_changed(page, new)
 
 
-def atomic_write(path: Path, text: str) -> None:
+def write_if_changed(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` unless it holds it already, in one step."""
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return

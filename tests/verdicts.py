@@ -320,25 +320,26 @@ def pytest_runtest_setup(item):
         pytest.skip(SKIP_REASON)
 
 
+def built_key(item) -> str | None:
+    """``item``'s key by what it reads of the build (which must be built by now), made once per
+    run; None when it declares no built inputs or its sources cannot be keyed (then it runs)."""
+    if not item.get_closest_marker("built_inputs") or source_key(item) is None:
+        return None
+    if BUILT_KEY not in item.stash:
+        item.stash[BUILT_KEY] = key_of(item, declared(item, "built_inputs"), "built")
+    return item.stash[BUILT_KEY]
+
+
 def will_run(item) -> bool:
-    """False when ``item`` is skipped as unchanged: its sources, or what it reads of the build
-    (which must be built by now), are those of its last pass. A fixture serving several tests
-    at once (one Java run of the HTML checker) uses it to check only the tests that run."""
-    if settled(item):
-        return False
-    if source_key(item) is None or not item.get_closest_marker("built_inputs"):
-        return True
-    return not has_passed(key_of(item, declared(item, "built_inputs"), "built"), item.nodeid)
+    """False when ``item`` is skipped as unchanged: its sources, or what it reads of the build,
+    are those of its last pass. A fixture serving several tests at once (one Java run of the
+    HTML checker) uses it to check only the tests that run."""
+    return not settled(item) and not has_passed(built_key(item), item.nodeid)
 
 
 def skip_if_built_inputs_unchanged(item) -> None:
-    """Skip ``item`` when its built inputs are those of its last pass (keyed once per run)."""
-    if BUILT_KEY in item.stash or not item.get_closest_marker("built_inputs"):
-        return
-    if source_key(item) is None:
-        return
-    item.stash[BUILT_KEY] = key_of(item, declared(item, "built_inputs"), "built")
-    if has_passed(item.stash[BUILT_KEY], item.nodeid):
+    """Skip ``item`` when its built inputs are those of its last pass."""
+    if has_passed(built_key(item), item.nodeid):
         pytest.skip(BUILT_SKIP_REASON)
 
 
@@ -362,9 +363,11 @@ def _built_verdict(request):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item):
-    """With its fixtures set up: skip a test whose built inputs are those of its last pass (for a
-    test that no fixture of :data:`BUILDERS` sets up)."""
-    skip_if_built_inputs_unchanged(item)
+    """With its fixtures set up: skip a test whose built inputs are those of its last pass (a
+    test that no fixture of :data:`BUILDERS` sets up; the others were checked by
+    :func:`_built_verdict`)."""
+    if CHECK_FIXTURE not in getattr(item, "fixturenames", ()):
+        skip_if_built_inputs_unchanged(item)
 
 
 @pytest.hookimpl(wrapper=True)
