@@ -2,8 +2,8 @@
 
 Each notebook from ``_build/html/_sources/`` is executed with nbclient in a fresh folder outside
 the repository, by the plain ``python3`` ipykernel (not the book's kernel), with no JAX device
-flags, no ``PYTHONPATH`` and no Jupyter path pointing into the repository (only the test
-session's JAX compilation cache, see :func:`reader_env`). Its cells are compared
+flags, no ``PYTHONPATH``, no Jupyter path pointing into the repository and no JAX compilation
+cache (see :func:`reader_env`). Its cells are compared
 with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
 strict build): each cell prints what the page shows under it, the same cells error, with the same
 exception class, and the cells the download adds never error. Printed floats are compared as the
@@ -52,7 +52,9 @@ PAGES = sorted(
 PROBE = """import importlib.util, json, os, sys
 found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
 print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
-                  for n, s in found.items()} | {"XLA_FLAGS": os.environ.get("XLA_FLAGS")}))"""
+                  for n, s in found.items()}
+                 | {"XLA_FLAGS": os.environ.get("XLA_FLAGS"),
+                    "cache": sys.modules["jax"].config.jax_compilation_cache_dir if "jax" in sys.modules else None}))"""
 #: XLA flags of the reader's kernel: it compiles as another CPU than the build machine's
 #: (:data:`jaxbook.runtime.READER_CPU`: on x86-64, AVX2 with 128-bit vectors), so a cell whose
 #: output moves with the CPU by more than its tolerance fails here, not on the next CI machine, host
@@ -62,16 +64,16 @@ OTHER_CPU = runtime.OTHER_CPUS[runtime.READER_CPU] if runtime.READER_CPU else ""
 
 
 def reader_env(folder: Path) -> dict:
-    """The environment of a reader's Jupyter: nothing of the book, no device flags; only the test
-    session's JAX compilation cache (:func:`jaxbook.runtime.compilation_cache_env`), so that what
-    another test compiled is loaded, not compiled again (the same executable, still reported as
-    a compilation)."""
+    """The environment of a reader's Jupyter: nothing of the book, no device flags, and not the
+    test session's JAX compilation cache (:func:`jaxbook.runtime.compilation_cache_env`), which
+    a reader does not have: loading a program from it takes a fraction of its compile time, so a
+    page that times compilations (control_flow's unrolled loop against ``lax.scan``) would compare
+    loads, not compiles."""
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))
     }
-    env.update({k: os.environ[k] for k in runtime.CACHE_VARIABLES if k in os.environ})
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
     return env
 
@@ -270,6 +272,7 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         seen = kernel.probe()  # only what the notebook wrote into its folder is importable
         assert seen["jaxbook"] is None and seen["tests"] is None, seen
         assert set(OTHER_CPU.split()) <= set(seen["XLA_FLAGS"].split()), seen  # the set-up passed it on
+        assert seen["cache"] is None, seen  # a reader's first run compiles: timings are of compiles
         for name in ("snippets", "practice"):
             assert all(Path(p).resolve().is_relative_to(folder.resolve()) for p in seen[name] or []), seen
         problems = differences(page, site, reader)
