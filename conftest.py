@@ -14,8 +14,8 @@ sys.path.insert(0, str(ROOT))
 
 # Python caches bytecode, and pytest its assert-rewritten test modules, in __pycache__ folders (which
 # git ignores), also where the caller's environment sets PYTHONDONTWRITEBYTECODE (this machine's
-# image and CI do): without them every run rewrites ~150 test modules again (collection 4.4 s
-# instead of 2.7 s, quiet 2-core machine), and the suite runs as on most contributors' machines.
+# image and CI do): without them every run rewrites ~150 test modules again (collection 5.8 s
+# instead of 3.4 s, quiet 2-core machine), and the suite runs as on most contributors' machines.
 # Every process a test starts inherits this.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
