@@ -53,7 +53,9 @@ PROBE = """import importlib.util, json, os
 found = {n: importlib.util.find_spec(n) for n in ("jaxbook", "tests", "snippets", "practice")}
 print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
                   for n, s in found.items()}
-                 | {n: os.environ.get(n) for n in ("XLA_FLAGS", *%r)}))""" % (runtime.CACHE_VARIABLES,)
+                 | {n: os.environ.get(n) for n in VARIABLES}))""".replace(
+    "VARIABLES", repr(("XLA_FLAGS", *runtime.CACHE_VARIABLES))
+)
 #: XLA flags of the reader's kernel: it compiles as another CPU than the build machine's
 #: (:data:`jaxbook.runtime.READER_CPU`: on x86-64, AVX2 with 128-bit vectors), so a cell whose
 #: output moves with the CPU by more than its tolerance fails here, not on the next CI machine, host
