@@ -231,6 +231,17 @@ def test_only_spans_drawn_as_the_code_itself_in_both_modes_are_removed():
     )
 
 
+def test_inline_literals_of_the_article_lose_their_word_spans_and_nothing_else():
+    words = '<code class="docutils literal notranslate"><span class="pre">f(x,</span> <span class="pre">y)</span></code>'
+    linked = '<a href="#x"><code class="xref py docutils literal notranslate"><span class="pre">jit</span></code></a>'
+    kept = '<span class="pre">kept</span><code class="docutils literal"><em>e</em><span class="pre">z</span></code>'
+    page = f'<nav>{words}</nav><article class="bd-article"><p>{words} {linked}</p>{kept}</article><nav>{words}</nav>'
+    assert speed.plain_literals(page) == (
+        f'<nav>{words}</nav><article class="bd-article"><p><code class="docutils literal notranslate">f(x, y)</code> '
+        f'<a href="#x"><code class="xref py docutils literal notranslate">jit</code></a></p>{kept}</article><nav>{words}</nav>'
+    )
+
+
 def test_the_themes_highlighting_styles_are_read_from_its_own_stylesheet():
     from pydata_sphinx_theme.pygments import get_pygments_stylesheet
 
