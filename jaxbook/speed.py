@@ -28,8 +28,9 @@ the theme's highlighting styles (light and dark), so their spans change nothing 
 from the stylesheet the theme writes (:func:`plain_token_classes`), so a style that colours them
 keeps them.
 
-Sphinx also wraps each word of an inline literal (````jax.jit````) in ``<span class="pre">``,
-which ``basic.css`` keeps from breaking: 160 to 190 elements on those pages. In the article,
+Sphinx also wraps each word of an inline literal (``jax.jit``, ``f(x, y)``) in a
+``<span class="pre">``, which ``basic.css`` keeps from breaking: 113 to 189 elements on those
+pages. In the article,
 ``_static/jaxbook.css`` lets a literal break anywhere instead (a phone's screen is narrower than
 some literals), so there the spans change nothing that is seen: :func:`plain_literals` leaves
 their text without them. Elsewhere (the page's table of contents) they stay.
