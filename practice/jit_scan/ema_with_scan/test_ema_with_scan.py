@@ -9,16 +9,18 @@ from hypothesis.extra import numpy as hnp
 
 
 def np_ema(xs, decay, debias=False, resets=None):
-    """float64 loop reference."""
+    """float64 loop reference. inf and nan inputs are meant (the reset property feeds them):
+    their arithmetic gives inf or nan as IEEE 754 says, without NumPy's warnings."""
     xs = np.asarray(xs, np.float64)
     m = np.zeros(xs.shape[1:])
     out = []
-    for t, x in enumerate(xs):
-        if resets is not None and resets[t]:
-            m = x.copy()
-        else:
-            m = decay * m + (1 - decay) * x
-        out.append(m / (1 - decay ** (t + 1)) if debias else m)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for t, x in enumerate(xs):
+            if resets is not None and resets[t]:
+                m = x.copy()
+            else:
+                m = decay * m + (1 - decay) * x
+            out.append(m / (1 - decay ** (t + 1)) if debias else m)
     return np.array(out).reshape(xs.shape)
 
 
