@@ -79,21 +79,17 @@ THEME_WHEN_PARSED_JS = """document.addEventListener("readystatechange", () => {
 
 @pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/grad.html"))
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_first_visit_is_drawn_in_its_colour_mode_from_the_start(browser, site_url, scheme):
+def test_a_first_visit_is_drawn_in_its_colour_mode_from_the_start(context, scheme):
     """A reader who never chose a mode ("auto") sees the page in the system's colour scheme from
     its first paint: the script in the page's head sets it, and the theme's script, which runs
     once the page is parsed, finds it set. Changing it then would style and lay out the whole
     page again after drawing it without the mode's colours: on guide/sharding, 233 ms of a
     phone's time (Chromium with a 4x CPU slowdown)."""
-    context = new_context(browser, site_url)
-    try:
-        context.add_init_script(THEME_WHEN_PARSED_JS)
-        page = context.new_page()
-        page.emulate_media(color_scheme=scheme)
-        page.goto("guide/grad.html")
-        parsed, loaded = page.evaluate("[window.themeWhenParsed, document.documentElement.dataset.theme]")
-    finally:
-        context.close()
+    context.add_init_script(THEME_WHEN_PARSED_JS)
+    page = context.new_page()
+    page.emulate_media(color_scheme=scheme)
+    page.goto("guide/grad.html")
+    parsed, loaded = page.evaluate("[window.themeWhenParsed, document.documentElement.dataset.theme]")
     assert (parsed, loaded) == (scheme, scheme), f"data-theme: {parsed!r} when parsed, {loaded!r} when loaded"
 
 
