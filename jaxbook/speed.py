@@ -109,30 +109,30 @@ def plain_token_classes(css: str) -> frozenset[str]:
     return frozenset(n for n in names if all(d == {"color": base[mode]} for mode, d in styled.get(n, [])))
 
 
+def unwrapped(markup: str, classes: frozenset[str]) -> str:
+    """``markup`` with each plain ``<span>`` of one of ``classes`` replaced by its text."""
+    return TOKEN.sub(lambda t: t[2] if t[1] in classes else t[0], markup)
+
+
 def lighter_code(html: str, plain: frozenset[str]) -> str:
     """``html`` with the spans of ``plain`` token classes in its code blocks replaced by their text."""
-
-    def block(match: re.Match) -> str:
-        tokens = TOKEN.sub(lambda t: t[2] if t[1] in plain else t[0], match[2])
-        return match[1] + tokens + match[3]
-
-    return CODE_BLOCK.sub(block, html)
+    return CODE_BLOCK.sub(lambda block: block[1] + unwrapped(block[2], plain) + block[3], html)
 
 
-#: The article of a page (pydata-sphinx-theme's ``bd-article``), an inline literal in it (a
-#: ``<code>`` of class ``literal`` holding text and ``span.pre`` words) and such a word.
+#: The article of a page (pydata-sphinx-theme's ``bd-article``) and an inline literal in it (a
+#: ``<code>`` of class ``literal`` holding text and ``span.pre`` words).
 ARTICLE = re.compile(r'(<article class="bd-article">)(.*?)(</article>)', re.S)
 LITERAL = re.compile(
     r'(<code class="[^"]*\bliteral\b[^"]*">)((?:[^<]|<span class="pre">[^<]*</span>)*)(</code>)'
 )
-PRE_WORD = re.compile(r'<span class="pre">([^<]*)</span>')
+WORD_SPANS = frozenset({"pre"})
 
 
 def plain_literals(html: str) -> str:
     """``html`` with the words of the inline literals of its article out of their ``span.pre``."""
 
     def literal(match: re.Match) -> str:
-        return match[1] + PRE_WORD.sub(r"\1", match[2]) + match[3]
+        return match[1] + unwrapped(match[2], WORD_SPANS) + match[3]
 
     return ARTICLE.sub(lambda article: article[1] + LITERAL.sub(literal, article[2]) + article[3], html)
 
