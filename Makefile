@@ -47,7 +47,8 @@ check: $(VENV)
 bench: $(VENV) $(AXE)
 	$(PY) tools/bench.py $(BENCH)
 
-# Lighthouse scores (mobile, best of 3) and DOM sizes of some pages of _build/html, served with gzip:
+# Lighthouse scores (mobile, best of up to 3 runs) and DOM sizes of pages of _build/html (six, or
+# AUDIT="--all": every page; --require 100 fails below 100), served with gzip:
 # needs Lighthouse (LIGHTHOUSE=/path/to/lighthouse; see tools/site_audit.py) and Chromium.
 audit: $(VENV)
 	$(PY) tools/site_audit.py $(AUDIT)

@@ -2,6 +2,7 @@
 cells load, and which page shows a snippet.
 
 - :data:`PAGE_PATTERNS` -- the pages of the book (conf.py's ``include_patterns`` is made from it);
+- :func:`published_pages` -- the built site's pages a reader opens (one per source, and the search page);
 - :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
   MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
   another block is not a cell, as for MyST-NB);
@@ -168,6 +169,13 @@ def read(path: Path) -> Page:
 def book_pages(root: Path) -> list[Path]:
     """Every page source of the book, sorted."""
     return sorted({p for pattern in PAGE_PATTERNS for p in root.glob(pattern)})
+
+
+def published_pages(root: Path) -> list[str]:
+    """Every page of the built site a reader can open, relative to the site: one per page source
+    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page. (The 404 page is served
+    for a missing address, not opened.)"""
+    return [p.relative_to(root).with_suffix(".html").as_posix() for p in book_pages(root)] + ["search.html"]
 
 
 def loaded_snippets(page: Path) -> list[Path]:

@@ -68,14 +68,9 @@ def chosen_mode_js(mode: str) -> str:
     return f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}')"
 
 
-def source_docnames() -> list[str]:
-    """Docnames of the book's sources (jaxbook.pages.PAGE_PATTERNS), sorted."""
-    return [p.relative_to(ROOT).with_suffix("").as_posix() for p in pages.book_pages(ROOT)]
-
-
 def published_pages() -> list[str]:
-    """Every page a reader can open: one per source, plus Sphinx's search page."""
-    return [f"{d}.html" for d in source_docnames()] + ["search.html"]
+    """Every page a reader can open (jaxbook.pages.published_pages)."""
+    return pages.published_pages(ROOT)
 
 
 def reading_order(root: str = "index") -> list[str]:
