@@ -189,11 +189,13 @@ def install_client() -> None:
     ``create_client(notebook, path, nb_config, logger, read_fmt)`` (a name of that module) and
     renders the outputs that the client leaves in ``notebook``; a client is a subclass of
     ``myst_nb.core.execute.NotebookClientBase`` that fills them in ``start_client``.
-    ``tests/test_sphinxext.py`` checks these assumptions and fails if an upgrade changes one.
+    :func:`check_myst_nb` checks these assumptions first: an upgrade of MyST-NB that changes one
+    fails the build, instead of letting MyST-NB execute the pages itself.
     """
     import myst_nb.sphinx_
     from myst_nb.core.execute import NotebookClientBase
 
+    check_myst_nb(myst_nb.sphinx_, NotebookClientBase)
     original = myst_nb.sphinx_.create_client
     if getattr(original, "jaxbook", False):
         return
@@ -209,6 +211,37 @@ def install_client() -> None:
 
     create_client.jaxbook = True
     myst_nb.sphinx_.create_client = create_client
+
+
+#: The parameters of ``myst_nb.sphinx_.create_client`` that :func:`install_client` replaces.
+CREATE_CLIENT_PARAMETERS = ["notebook", "source", "nb_config", "logger", "read_fmt"]
+
+
+def check_myst_nb(module, client_base) -> None:
+    """Raise ``RuntimeError`` unless MyST-NB (``module``: ``myst_nb.sphinx_``; ``client_base``:
+    ``NotebookClientBase``) still works as :func:`install_client` assumes: ``Parser.parse`` looks
+    up the module's ``create_client`` (with the parameters of :data:`CREATE_CLIENT_PARAMETERS`)
+    when it opens a client, and entering a client calls its ``start_client``."""
+    import inspect
+
+    def changed(what: str) -> RuntimeError:
+        return RuntimeError(
+            f"MyST-NB changed: {what}; jaxbook.sphinxext.install_client relies on it to give the "
+            "pages their outputs from the execution store (review it, and docs/upstream.md)"
+        )
+
+    create_client = getattr(module, "create_client", None)
+    if not callable(create_client):
+        raise changed(f"{module.__name__} has no function create_client")
+    parameters = list(inspect.signature(create_client).parameters)
+    if parameters != CREATE_CLIENT_PARAMETERS:
+        raise changed(f"create_client takes {parameters}, not {CREATE_CLIENT_PARAMETERS}")
+    parse = getattr(getattr(module, "Parser", None), "parse", None)
+    if "create_client" not in getattr(getattr(parse, "__code__", None), "co_names", ()):
+        raise changed("Parser.parse no longer opens its client with the module's create_client")
+    enter = getattr(client_base, "__enter__", None)
+    if "start_client" not in getattr(getattr(enter, "__code__", None), "co_names", ()):
+        raise changed(f"{client_base.__name__}.__enter__ no longer calls start_client")
 
 
 def fill_outputs(client) -> None:

@@ -1,0 +1,74 @@
+"""The one use of MyST-NB's internals (jaxbook.sphinxext.install_client): its assumptions hold for
+the installed MyST-NB, and a MyST-NB that breaks one of them fails the build with a clear error
+instead of executing the pages itself."""
+
+from __future__ import annotations
+
+import logging
+import types
+
+import myst_nb.sphinx_
+import nbformat
+import pytest
+from myst_nb.core.config import NbParserConfig
+from myst_nb.core.execute import NotebookClientBase
+
+from jaxbook import sphinxext
+
+
+def test_the_installed_myst_nb_works_as_install_client_assumes():
+    sphinxext.check_myst_nb(myst_nb.sphinx_, NotebookClientBase)
+
+
+def fake_module(**changes) -> types.SimpleNamespace:
+    """``myst_nb.sphinx_`` as far as check_myst_nb reads it, with ``changes``."""
+    return types.SimpleNamespace(
+        __name__="myst_nb.sphinx_",
+        **{"create_client": myst_nb.sphinx_.create_client, "Parser": myst_nb.sphinx_.Parser, **changes},
+    )
+
+
+class Parser:
+    def parse(self, inputstring, document):
+        return open_client(inputstring)  # not the module's create_client
+
+
+def open_client(*args):
+    return args
+
+
+class Client(NotebookClientBase):
+    def __enter__(self):
+        return self  # does not call start_client
+
+
+@pytest.mark.parametrize(
+    ("module", "client_base", "message"),
+    [
+        (fake_module(create_client=None), NotebookClientBase, "has no function create_client"),
+        (fake_module(create_client=lambda notebook, path, config, logger: None), NotebookClientBase, "takes"),
+        (fake_module(Parser=Parser), NotebookClientBase, "Parser.parse no longer opens its client"),
+        (fake_module(), Client, "Client.__enter__ no longer calls start_client"),
+    ],
+    ids=["no create_client", "other parameters", "parse opens another client", "enter skips start_client"],
+)
+def test_a_myst_nb_that_changed_fails_with_what_changed(module, client_base, message):
+    with pytest.raises(RuntimeError, match="MyST-NB changed: .*" + message.replace(".", r"\.")):
+        sphinxext.check_myst_nb(module, client_base)
+
+
+def test_pages_with_loaded_cells_get_the_store_client_and_others_myst_nbs_own(monkeypatch):
+    monkeypatch.setattr(myst_nb.sphinx_, "create_client", myst_nb.sphinx_.create_client)  # restored after
+    sphinxext.install_client()
+    sphinxext.install_client()  # idempotent: wraps once
+    create_client = myst_nb.sphinx_.create_client
+    assert create_client.jaxbook
+
+    def notebook(metadata):
+        return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("", metadata=metadata)])
+
+    config, logger = NbParserConfig(execution_mode="off"), logging.getLogger("test")
+    loaded = create_client(notebook({"load": "../snippets/a.py"}), "guide/a.md", config, logger)
+    assert type(loaded).__name__ == "StoreClient" and isinstance(loaded, NotebookClientBase)
+    plain = create_client(notebook({}), "guide/a.md", config, logger)
+    assert type(plain).__name__ != "StoreClient"
