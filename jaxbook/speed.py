@@ -56,6 +56,11 @@ class HeadNotFound(Exception):
     """A page without ``</head>``: not the markup this module rewrites."""
 
 
+class CodeMarkupChanged(Exception):
+    """A page's code blocks, code spans or article are not the markup this module rewrites (an
+    upgrade of Sphinx, Pygments or the theme changed it): the rewrite would silently do nothing."""
+
+
 def deferred_scripts(html: str) -> str:
     """``html`` with ``defer`` on each external script of its ``<head>`` that is neither deferred,
     asynchronous, a module nor in :data:`RUN_AT_ONCE`."""
@@ -115,8 +120,28 @@ def unwrapped(markup: str, classes: frozenset[str]) -> str:
 
 
 def lighter_code(html: str, plain: frozenset[str]) -> str:
-    """``html`` with the spans of ``plain`` token classes in its code blocks replaced by their text."""
-    return CODE_BLOCK.sub(lambda block: block[1] + unwrapped(block[2], plain) + block[3], html)
+    """``html`` with the spans of ``plain`` token classes in its code blocks replaced by their text.
+    Raises :class:`CodeMarkupChanged` when a code block, or a span of a plain class in one, is not
+    in the markup this reads (it would stay as it is)."""
+    blocks = html.count('<div class="highlight">')
+    found = len(CODE_BLOCK.findall(html))
+    if found != blocks:
+        raise CodeMarkupChanged(
+            f'{blocks} code blocks (<div class="highlight">), of which {found} are <pre> blocks '
+            "that jaxbook/speed.py reads (CODE_BLOCK)"
+        )
+    lighter = CODE_BLOCK.sub(lambda block: block[1] + unwrapped(block[2], plain) + block[3], html)
+    left = [
+        span
+        for block in CODE_BLOCK.finditer(lighter)
+        for span in re.findall(r'<span class="([\w-]+)"', block[2])
+        if span in plain
+    ]
+    if left:
+        raise CodeMarkupChanged(
+            f"spans of plain token classes not in the markup TOKEN reads: {sorted(set(left))}"
+        )
+    return lighter
 
 
 #: The article of a page (pydata-sphinx-theme's ``bd-article``) and an inline literal in it (a
@@ -129,11 +154,16 @@ WORD_SPANS = frozenset({"pre"})
 
 
 def plain_literals(html: str) -> str:
-    """``html`` with the words of the inline literals of its article out of their ``span.pre``."""
+    """``html`` with the words of the inline literals of its article out of their ``span.pre``.
+    Raises :class:`CodeMarkupChanged` when the page has an article in another markup."""
 
     def literal(match: re.Match) -> str:
         return match[1] + unwrapped(match[2], WORD_SPANS) + match[3]
 
+    if "<article" in html and not ARTICLE.search(html):
+        raise CodeMarkupChanged(
+            'an <article> that is not the theme\'s <article class="bd-article"> (ARTICLE)'
+        )
     return ARTICLE.sub(lambda article: article[1] + LITERAL.sub(literal, article[2]) + article[3], html)
 
 
@@ -157,7 +187,10 @@ def on_builder_inited(app) -> None:
         html = render(template, context)
         if not template.endswith(".html") or "<head" not in html:
             return html
-        return plain_literals(lighter_code(deferred_scripts(html), plain))
+        try:
+            return plain_literals(lighter_code(deferred_scripts(html), plain))
+        except CodeMarkupChanged as changed:
+            raise CodeMarkupChanged(f"{context.get('pagename', template)}: {changed}") from None
 
     templates.render = render_lighter
 

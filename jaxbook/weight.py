@@ -62,6 +62,13 @@ ICON_RULE = re.compile(r'(?P<selectors>(?:\.fa-[a-z0-9-]+,?)+)\{--fa:"(?P<glyph>
 CSS_GLYPH = re.compile(r'--pst-[a-z-]+:"(?P<glyph>[^"]+)"')
 CLASSES = re.compile(r'class="([^"]*\bfa-[^"]*)"')
 CLASS_NAME = re.compile(r"\bfa-([a-z0-9-]+)")
+#: Font Awesome's classes that style an icon instead of naming one: its families and weights,
+#: sizes, fixed width, animations, rotations, stacking and list layout.
+STYLE_CLASS = re.compile(
+    r"(solid|regular|light|thin|brands|duotone|sharp|fw|[0-9]?x[sl]|sm|lg|[0-9]+x|spin(-[a-z]+)?|"
+    r"beat(-fade)?|bounce|fade|flip(-[a-z]+)?|shake|pulse|rotate-[a-z0-9]+|border|inverse|"
+    r"pull-(left|right|start|end)|stack(-[12]x)?|ul|li|width-auto)"
+)
 
 
 def css_characters(value: str) -> str:
@@ -70,7 +77,9 @@ def css_characters(value: str) -> str:
 
 
 def used_glyphs(outdir: Path, css: str) -> set[int]:
-    """Code points of every icon the built pages show."""
+    """Code points of every icon the built pages show. Raises ``ValueError`` for an icon class
+    (``fa-name``, not a style such as ``fa-solid``) that names no icon of ``css``: the icon would be
+    missing from the subset font (the theme's stylesheet changed, or a page names an unknown icon)."""
     by_name = {
         name: css_characters(m["glyph"])
         for m in ICON_RULE.finditer(css)
@@ -82,6 +91,12 @@ def used_glyphs(outdir: Path, css: str) -> set[int]:
             continue
         for classes in CLASSES.findall(page.read_text(encoding="utf-8")):
             for name in CLASS_NAME.findall(classes):
+                if name not in by_name and not STYLE_CLASS.fullmatch(name):
+                    raise ValueError(
+                        f"{page.relative_to(outdir)}: the icon class fa-{name} names no icon of the theme's "
+                        "stylesheet (jaxbook/weight.py ICON_RULE): an unknown icon, or a theme upgrade changed "
+                        "how its stylesheet names them"
+                    )
                 glyphs.update(by_name.get(name, ""))
     return {ord(ch) for ch in glyphs if 0xE000 <= ord(ch) <= 0xF8FF or ord(ch) > 0xFFFF}
 

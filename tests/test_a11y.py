@@ -94,6 +94,16 @@ def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
     assert weight.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
 
 
+def test_an_icon_the_stylesheet_does_not_name_fails_with_its_page(tmp_path):
+    css = '.fa-magnifying-glass{--fa:"\\f002"}'
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "a.html").write_text('<i class="fa-solid fa-fw fa-lg fa-magnifying-glass"></i>')
+    assert weight.used_glyphs(tmp_path, css) == {0xF002}  # fa-solid, fa-fw, fa-lg style it
+    (tmp_path / "guide" / "a.html").write_text('<i class="fa-solid fa-magnifying-glas"></i>')
+    with pytest.raises(ValueError, match="guide/a.html: the icon class fa-magnifying-glas names no icon"):
+        weight.used_glyphs(tmp_path, css)
+
+
 def myst_nb_hidden_cell(show: str = "Show code cell outputs", hide: str = "Hide code cell outputs") -> str:
     """The markup of a hidden cell output, written by the installed MyST-NB's own HTML visitor."""
     from types import SimpleNamespace
@@ -229,6 +239,28 @@ def test_only_spans_drawn_as_the_code_itself_in_both_modes_are_removed():
         '<div class="highlight"><pre>x <span class="k">in</span><span class="p">(</span></pre></div>'
         '<p><span class="n">kept</span></p>'
     )
+
+
+@pytest.mark.parametrize(
+    ("markup", "message"),
+    [
+        ('<div class="highlight"><pre class="code"><span class="n">x</span></pre></div>', "1 code blocks"),
+        ('<div class="highlight"><pre><span class="n" data-x="1">x</span></pre></div>', r"\['n'\]"),
+        ('<div class="highlight"><pre><span class="n"><b>x</b></span></pre></div>', r"\['n'\]"),
+    ],
+    ids=["another pre", "a span with attributes", "a span with markup"],
+)
+def test_code_in_another_markup_fails_instead_of_staying_heavy(markup, message):
+    with pytest.raises(speed.CodeMarkupChanged, match=message):
+        speed.lighter_code(markup, frozenset({"n"}))
+
+
+def test_an_article_in_another_markup_fails_instead_of_keeping_its_word_spans():
+    with pytest.raises(speed.CodeMarkupChanged, match="bd-article"):
+        speed.plain_literals(
+            '<article class="article"><code class="literal"><span class="pre">x</span></code></article>'
+        )
+    assert speed.plain_literals("<p>a page without an article</p>") == "<p>a page without an article</p>"
 
 
 def test_inline_literals_of_the_article_lose_their_word_spans_and_nothing_else():
