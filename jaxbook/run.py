@@ -1,4 +1,4 @@
-"""Run snippets the way the build runs them: ``python -m jaxbook.run snippets/arrays/at_set.py``.
+"""Run snippets the way the build runs them: ``python -m jaxbook.run snippets/arrays/at_methods.py``.
 
 Configures JAX (see :mod:`jaxbook.runtime`), executes each file in a fresh ``__main__`` namespace
 under the snippet contract, prints a declared error's trimmed traceback to stderr, and exits
