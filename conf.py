@@ -53,8 +53,9 @@ html_theme_options = {
 html_last_updated_fmt = None
 # The book has no index entries: no empty "Index" page (and no time spent writing one).
 html_use_index = False
-# Canonical links, og:url and sitemap.xml when the hosting service tells us the site's address.
-html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
+# The site's address, for canonical links, og:url, sitemap.xml and the 404 page's links: Read the
+# Docs gives it to its builds; for another host, JAXBOOK_BASE_URL (README: Publishing).
+html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL") or os.environ.get("JAXBOOK_BASE_URL", "")
 # Open Graph tags (sphinxext-opengraph); the description is the book's (jaxbook/seo.py); no
 # generated preview images.
 ogp_site_url = html_baseurl

@@ -126,3 +126,33 @@ def test_throwaway_books_lean_only_on_publishing_extensions(tmp_path):
             book["extensions"] if publishing else [e for e in book["extensions"] if e not in POST_PROCESSING]
         )
         assert conf["extensions"] == expected
+
+
+@pytest.mark.parametrize(
+    ("variables", "base", "prefix"),
+    [
+        ({}, "", "/"),
+        (
+            {"JAXBOOK_BASE_URL": "https://example.org/jax-book/"},
+            "https://example.org/jax-book/",
+            "/jax-book/",
+        ),
+        (
+            {
+                "JAXBOOK_BASE_URL": "https://example.org/other/",
+                "READTHEDOCS_CANONICAL_URL": "https://rtd.example/en/",
+            },
+            "https://rtd.example/en/",
+            "/en/",
+        ),
+    ],
+    ids=["no address", "JAXBOOK_BASE_URL", "Read the Docs first"],
+)
+def test_the_site_address_comes_from_the_host_or_jaxbook_base_url(monkeypatch, variables, base, prefix):
+    for name in ("READTHEDOCS_CANONICAL_URL", "JAXBOOK_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    conf = {"__file__": str(ROOT / "conf.py")}
+    exec((ROOT / "conf.py").read_text(encoding="utf-8"), conf)
+    assert (conf["html_baseurl"], conf["ogp_site_url"], conf["notfound_urls_prefix"]) == (base, base, prefix)
