@@ -36,6 +36,23 @@ def test_search_page_finds_vmap(page):
 
 
 @pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
+def test_search_summaries_are_patched_before_the_search_starts(page):
+    """The search runs as soon as searchindex.js has run, before DOMContentLoaded; a result page
+    that answers fast is summarised then. _static/search-summary.js must be in place by that time
+    (the test above only sees it when the answers are slow enough)."""
+
+    def marked_index(route):
+        answer = route.fetch()
+        probe = "window.jaxbookPatchedAtIndex = Boolean(Search.htmlToText.jaxbook);\n"
+        route.fulfill(response=answer, body=probe + answer.text())
+
+    page.route("**/searchindex.js", marked_index)
+    page.goto("search.html?q=vmap")
+    page.wait_for_selector("#search-results ul.search li p.context")
+    assert page.evaluate("window.jaxbookPatchedAtIndex") is True
+
+
+@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
 def test_search_summaries_show_page_text_not_the_toolbar(page):
     page.goto("search.html?q=vmap")
     page.wait_for_selector("#search-results ul.search li p.context")
