@@ -94,6 +94,77 @@ def test_icon_glyphs_are_found_for_grouped_selectors(tmp_path):
     assert weight.used_glyphs(tmp_path, css) == {0xF002, 0xF019}
 
 
+def figure_png(size=(64, 40)) -> bytes:
+    """A PNG with colours, soft edges and transparent pixels of different colours."""
+    import io
+
+    from PIL import Image
+
+    image = Image.new("RGBA", size)
+    image.putdata(
+        [
+            (x * 4 % 256, y * 6 % 256, (x * y) % 256, 0 if x < 8 else 255 - y)
+            for y in range(size[1])
+            for x in range(size[0])
+        ]
+    )
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_figure_as_webp_has_the_same_pixels_in_a_lossless_webp():
+    import io
+
+    from PIL import Image
+
+    png = figure_png()
+    webp = weight.webp_image(png)
+    assert webp[:4] == b"RIFF" and webp[8:16] == b"WEBPVP8L"  # the lossless bitstream
+    original, copy = Image.open(io.BytesIO(png)), Image.open(io.BytesIO(webp))
+    assert copy.size == original.size
+    assert copy.convert("RGBA").tobytes() == original.convert("RGBA").tobytes()  # transparent ones too
+    assert weight.webp_image(png) == webp  # the same bytes each build
+
+
+def test_pages_show_the_webp_copy_of_the_images_named_only():
+    page = (
+        '<img alt="a" src="../_images/a1.png" width="5" /><img src="../../_images/b.png">'
+        '<img alt="c" src="_images/c.png"><img src="../_static/d.png"><a href="../_images/a1.png">png</a>'
+    )
+    assert weight.webp_sources(page, {"a1", "b", "d"}) == (
+        '<img alt="a" src="../_images/a1.webp" width="5" /><img src="../../_images/b.webp">'
+        '<img alt="c" src="_images/c.png"><img src="../_static/d.png"><a href="../_images/a1.png">png</a>'
+    )
+
+
+def test_the_build_writes_webp_copies_and_keeps_a_png_that_is_smaller(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    site = tmp_path / "html"
+    (site / "_images").mkdir(parents=True)
+    (site / "guide").mkdir()
+    (site / "_images" / "fig.png").write_bytes(figure_png())
+    (site / "_images" / "tiny.png").write_bytes(b"not worth it")
+    (site / "guide" / "a.html").write_text('<img src="../_images/fig.png"><img src="../_images/tiny.png">')
+    app = SimpleNamespace(
+        outdir=str(site), doctreedir=str(tmp_path / "doctrees"), builder=SimpleNamespace(format="html")
+    )
+    encode = weight.webp_image
+    monkeypatch.setattr(
+        weight, "webp_image", lambda png: b"x" * 99 if png == b"not worth it" else encode(png)
+    )
+    weight.smaller_images(app, None)
+    assert (site / "_images" / "fig.webp").read_bytes() == encode(figure_png())
+    assert not (site / "_images" / "tiny.webp").exists() and (site / "_images" / "fig.png").is_file()
+    assert (
+        site / "guide" / "a.html"
+    ).read_text() == '<img src="../_images/fig.webp"><img src="../_images/tiny.png">'
+    (site / "_images" / "fig.webp").unlink()
+    weight.smaller_images(app, None)  # an incremental build: pages already rewritten, copy written again
+    assert (site / "_images" / "fig.webp").is_file()
+
+
 def test_an_icon_the_stylesheet_does_not_name_fails_with_its_page(tmp_path):
     css = '.fa-magnifying-glass{--fa:"\\f002"}'
     (tmp_path / "guide").mkdir()
