@@ -13,10 +13,12 @@ from jaxbook import ROOT
 from jaxbook.build import strict_command
 
 TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
-#: Extensions that post-process the theme's output for publishing (accessibility names, icon font
-#: subsets, stylesheet pruning; canonical links, descriptions, the sitemap). A throwaway book
-#: checking how the build fails or rebuilds does without them, unless it is about publishing.
-POST_PROCESSING = ("jaxbook.a11y", "jaxbook.seo")
+#: Extensions that post-process the theme's output for publishing: accessibility names
+#: (jaxbook.a11y), icon font subsets and stylesheet pruning (jaxbook.weight), canonical links,
+#: descriptions and the sitemap (jaxbook.seo), deferred scripts, lighter code markup and one
+#: stylesheet (jaxbook.speed). A throwaway book checking how the build fails or rebuilds does
+#: without them, unless it is about publishing.
+POST_PROCESSING = ("jaxbook.a11y", "jaxbook.weight", "jaxbook.seo", "jaxbook.speed")
 
 
 @dataclass
