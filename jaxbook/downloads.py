@@ -374,7 +374,8 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
 
 
 def without_merged_streams(outputs: list[dict]) -> list[dict]:
-    """Keep only the first stream output of each name (it already holds the merged text)."""
+    """Keep only the first stream output of each name (it already holds the merged text).
+    Upstream: MyST-NB's merge of stream outputs (docs/upstream.md, MyST-NB 3)."""
     seen, kept = set(), []
     for output in outputs:
         if output["output_type"] == "stream":

@@ -25,7 +25,7 @@ JAX_ENV = {
     "JAX_PLATFORMS": "cpu",
     "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
     "JAX_DEBUG_KEY_REUSE": "true",
-    "JAX_PPRINT_USE_COLOR": "false",
+    "JAX_PPRINT_USE_COLOR": "false",  # Upstream: JAX colours jaxprs in Jupyter (docs/upstream.md, JAX 0.12)
 }
 
 #: XLA flags that make this machine compile as another CPU does: an older instruction set than its

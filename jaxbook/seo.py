@@ -27,7 +27,8 @@ TAGS = re.compile(r"<[^>]+>")
 
 
 def description(doctree) -> str:
-    """The first paragraph of the page that is prose (not the environment stamp), shortened."""
+    """The first paragraph of the page that is prose (not the environment stamp), shortened.
+    Upstream: sphinxext-opengraph's description (docs/upstream.md, sphinxext-opengraph 1)."""
     for paragraph in doctree.findall(nodes.paragraph):
         text = " ".join(paragraph.astext().split())
         if len(text) > 40:
@@ -40,7 +41,8 @@ def description(doctree) -> str:
 
 
 def generated_description(pagename: str, project: str) -> str:
-    """The description of a page Sphinx makes without a source (search)."""
+    """The description of a page Sphinx makes without a source (search). Upstream: Sphinx's search
+    page and sphinxext-opengraph (docs/upstream.md, Sphinx 9.1 and sphinxext-opengraph 3)."""
     if pagename == "search":
         return f"Search every page of {project}: the guide, the practice problems and their outputs."
     return ""
@@ -68,7 +70,8 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
 def absolute_links(doctree, prefix: str) -> None:
     """Make the page's links to other pages of the site absolute: ``guide/grad.html`` becomes
     ``<prefix>guide/grad.html`` (``prefix`` starts and ends with "/"). External links and links
-    within the page (``#anchor``) are kept."""
+    within the page (``#anchor``) are kept. Upstream: sphinx-notfound-page (docs/upstream.md,
+    sphinx-notfound-page 1)."""
     for reference in doctree.findall(nodes.reference):
         uri = reference.get("refuri", "")
         if reference.get("internal") and uri and not uri.startswith(("#", "/")):
@@ -81,6 +84,7 @@ def on_doctree_resolved(app, doctree, docname) -> None:
 
 
 def on_build_finished(app, exception) -> None:
+    """Write sitemap.xml, listing every page. Upstream: sphinx-sitemap (docs/upstream.md)."""
     if exception is not None or not app.config.html_baseurl or app.builder.format != "html":
         return
     base = app.config.html_baseurl.rstrip("/") + "/"

@@ -190,7 +190,8 @@ def install_client() -> None:
     renders the outputs that the client leaves in ``notebook``; a client is a subclass of
     ``myst_nb.core.execute.NotebookClientBase`` that fills them in ``start_client``.
     :func:`check_myst_nb` checks these assumptions first: an upgrade of MyST-NB that changes one
-    fails the build, instead of letting MyST-NB execute the pages itself.
+    fails the build, instead of letting MyST-NB execute the pages itself. (Upstream: MyST-NB's own
+    execution writes tracebacks into the published folder: docs/upstream.md, MyST-NB 2.)
     """
     import myst_nb.sphinx_
     from myst_nb.core.execute import NotebookClientBase
