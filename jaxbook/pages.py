@@ -171,10 +171,14 @@ def book_pages(root: Path) -> list[Path]:
     return sorted({p for pattern in PAGE_PATTERNS for p in root.glob(pattern)})
 
 
+#: The page a host serves for any missing address (sphinx-notfound-page builds it from 404.md).
+NOT_FOUND_PAGE = "404.html"
+
+
 def published_pages(root: Path) -> list[str]:
     """Every page of the built site a reader can open, relative to the site: one per page source
-    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page. (The 404 page is served
-    for a missing address, not opened.)"""
+    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page. (:data:`NOT_FOUND_PAGE`
+    is served for a missing address, not opened.)"""
     return [p.relative_to(root).with_suffix(".html").as_posix() for p in book_pages(root)] + ["search.html"]
 
 

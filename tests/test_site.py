@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from jaxbook.pages import book_pages
+from jaxbook.pages import NOT_FOUND_PAGE, book_pages
 from tests import verdicts
 from tests.browser.support import published_pages
 
@@ -45,7 +45,7 @@ def pages():
 
 #: Every page the site publishes, under the site: those a reader opens (the book's pages, Sphinx's
 #: search page) and the 404 page.
-PUBLISHED = [*published_pages(), "404.html"]
+PUBLISHED = [*published_pages(), NOT_FOUND_PAGE]
 
 
 def test_strict_build_succeeds(site):

@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 from jaxbook import ROOT
-from jaxbook.pages import published_pages
+from jaxbook.pages import NOT_FOUND_PAGE, published_pages
 
 spec = importlib.util.spec_from_file_location("site_audit", ROOT / "tools" / "site_audit.py")
 site_audit = importlib.util.module_from_spec(spec)
@@ -82,8 +82,8 @@ def test_the_verdict_names_each_page_below_100_with_its_low_categories():
 
 def test_all_audits_every_published_page_and_require_sets_the_exit_status(lighthouse, capsys):
     runs, planned, site = lighthouse
-    pages = [p.removesuffix(".html") for p in published_pages(ROOT)]
-    assert "guide/grad" in pages and "search" in pages and len(pages) > 60
+    pages = [p.removesuffix(".html") for p in [*published_pages(ROOT), NOT_FOUND_PAGE]]
+    assert {"guide/grad", "search", "404"} <= set(pages) and len(pages) > 60
     for page in pages:
         planned[page] = [report(100)]
     planned["guide/jit"] = [report(99)] * 3

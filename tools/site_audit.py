@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jaxbook.pages import published_pages  # noqa: E402
+from jaxbook.pages import NOT_FOUND_PAGE, published_pages  # noqa: E402
 
 #: The pages audited by default: the landing page, the three heaviest guide pages of issue 29, the
 #: search page and a practice page.
@@ -197,7 +197,9 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--runs", type=int, default=3, help="at most this many runs per page (default 3)")
     parser.add_argument(
-        "--all", action="store_true", help="every page a reader opens (jaxbook.pages.published_pages)"
+        "--all",
+        action="store_true",
+        help="every page a reader sees: those they open (jaxbook.pages.published_pages) and the 404 page",
     )
     parser.add_argument(
         "--require",
@@ -213,7 +215,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.all and args.pages:
         parser.error("give --all or pages, not both")
-    pages = [p.removesuffix(".html") for p in published_pages(ROOT)] if args.all else args.pages or PAGES
+    every = [*published_pages(ROOT), NOT_FOUND_PAGE]
+    pages = [p.removesuffix(".html") for p in every] if args.all else args.pages or PAGES
     sites = args.site or [ROOT / "_build" / "html"]
     for number, site in enumerate(sites, 1):
         if not (site / "index.html").is_file():

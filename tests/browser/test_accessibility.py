@@ -14,6 +14,7 @@ from html import unescape
 import pytest
 
 from jaxbook import ROOT
+from jaxbook.pages import NOT_FOUND_PAGE
 from tests import verdicts
 from tests.browser.support import chosen_mode_js, published_pages
 from tests.browser.survey import MODES, per_page
@@ -45,7 +46,9 @@ def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> st
 
 
 @pytest.mark.built_inputs.with_args(verdicts.built_page)
-@pytest.mark.parametrize(("mode", "path"), per_page(published_pages() + ["search.html?q=vmap"], *MODES))
+@pytest.mark.parametrize(
+    ("mode", "path"), per_page([*published_pages(), NOT_FOUND_PAGE, "search.html?q=vmap"], *MODES)
+)
 def test_page_has_no_wcag_violations(visitor, site_root, mode, path):
     assert (site_root / path.split("?")[0]).is_file(), f"{path} was not built"
     visit = visitor.visit(path, mode)
