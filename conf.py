@@ -20,6 +20,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "jaxbook.sphinxext",
+    "jaxbook.removed",
     "jaxbook.mathml",
     "jaxbook.a11y",
     "jaxbook.weight",

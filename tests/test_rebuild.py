@@ -320,3 +320,28 @@ def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
     notebook = json.loads((build.html.parent / "jupyter_execute" / "guide" / "observe.ipynb").read_text())
     counts = [c["execution_count"] for c in notebook["cells"] if c["cell_type"] == "code"]
     assert counts == [1]
+
+
+def test_a_removed_page_leaves_the_site(tmp_path):
+    """Sphinx keeps what it wrote for a removed source; an incremental build must not publish it."""
+    from jaxbook.removed import written_for
+
+    book = Book(tmp_path)
+    book.snippet("kept/a.py", "print('a')\n")
+    book.snippet("gone/b.py", "print('b')\n")
+    book.page("kept", "kept/a.py")
+    book.page("gone", "gone/b.py")
+    first = book.build()
+    assert first.returncode == 0, first.output[-3000:]
+    written = {p.relative_to(first.html).as_posix() for p in written_for(first.html, "guide/gone")}
+    assert {"guide/gone.html", "_sources/guide/gone.md", "_sources/guide/gone.ipynb"} <= written
+    (book.root / "guide" / "gone.md").unlink()
+    book.pages.remove("gone")
+    book._index()
+    second = book.build()
+    assert second.returncode == 0, second.output[-3000:]
+    assert written_for(second.html, "guide/gone") == []
+    assert (second.html / "guide" / "kept.html").is_file() and (
+        second.html / "_sources" / "guide" / "kept.md"
+    ).is_file()
+    assert "gone" not in (second.html / "index.html").read_text(encoding="utf-8")
