@@ -1,7 +1,7 @@
 """Lighthouse's four scores (mobile) and DOM sizes of pages of a built site, served with gzip as a
 host serves it: ``python tools/site_audit.py [--site _build/html [--site other]] [--runs 3] [--all | PAGE ...]``
-(``--all``: every page a reader opens; two sites: their runs interleaved, to compare two builds
-under the same load).
+(``--all``: every page a reader opens, and the 404 page; two sites: their runs interleaved, to
+compare two builds under the same load).
 
 Lighthouse is not a dependency of the book: install it where you like (``npm install --no-save
 lighthouse@13.5.0``) and point ``$LIGHTHOUSE`` at its ``lighthouse`` command (default:
@@ -224,7 +224,7 @@ def main(argv: list[str]) -> int:
             return 2
         if len(sites) > 1:
             print(f"[{number}] {site}")
-    print(f"{'page (best of ' + str(args.runs) + ')':<32} perf a11y  b-p  seo    dom  audits below 90")
+    print(f"{'page (best of up to ' + str(args.runs) + ')':<32} perf a11y  b-p  seo    dom  audits below 90")
     results = audit(sites, pages, args.runs, compress=not args.no_gzip)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")

@@ -39,7 +39,8 @@ def test_search_page_finds_vmap(page):
 def test_search_summaries_are_patched_before_the_search_starts(page):
     """The search runs as soon as searchindex.js has run, before DOMContentLoaded; a result page
     that answers fast is summarised then. _static/search-summary.js must be in place by that time
-    (the test above only sees it when the answers are slow enough)."""
+    (test_search_summaries_show_page_text_not_the_toolbar sees a late patch only when an answer
+    beats it)."""
 
     def marked_index(route):
         answer = route.fetch()
