@@ -123,24 +123,24 @@ def lighter_code(html: str, plain: frozenset[str]) -> str:
     """``html`` with the spans of ``plain`` token classes in its code blocks replaced by their text.
     Raises :class:`CodeMarkupChanged` when a code block, or a span of a plain class in one, is not
     in the markup this reads (it would stay as it is)."""
+    found, left = 0, set()
+
+    def lighter_block(block: re.Match) -> str:
+        nonlocal found
+        found += 1
+        code = unwrapped(block[2], plain)
+        left.update(span for span in re.findall(r'<span class="([\w-]+)"', code) if span in plain)
+        return block[1] + code + block[3]
+
+    lighter = CODE_BLOCK.sub(lighter_block, html)
     blocks = html.count('<div class="highlight">')
-    found = len(CODE_BLOCK.findall(html))
     if found != blocks:
         raise CodeMarkupChanged(
             f'{blocks} code blocks (<div class="highlight">), of which {found} are <pre> blocks '
             "that jaxbook/speed.py reads (CODE_BLOCK)"
         )
-    lighter = CODE_BLOCK.sub(lambda block: block[1] + unwrapped(block[2], plain) + block[3], html)
-    left = [
-        span
-        for block in CODE_BLOCK.finditer(lighter)
-        for span in re.findall(r'<span class="([\w-]+)"', block[2])
-        if span in plain
-    ]
     if left:
-        raise CodeMarkupChanged(
-            f"spans of plain token classes not in the markup TOKEN reads: {sorted(set(left))}"
-        )
+        raise CodeMarkupChanged(f"spans of plain token classes not in the markup TOKEN reads: {sorted(left)}")
     return lighter
 
 
