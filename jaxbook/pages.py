@@ -3,6 +3,7 @@ cells load, and which page shows a snippet.
 
 - :data:`PAGE_PATTERNS` -- the pages of the book (conf.py's ``include_patterns`` is made from it);
 - :func:`published_pages` -- the built site's pages a reader opens (one per source, and the search page);
+  :func:`built_html` -- the HTML pages a build wrote, which the post-processing passes rewrite;
 - :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
   MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
   another block is not a cell, as for MyST-NB);
@@ -180,6 +181,12 @@ def published_pages(root: Path) -> list[str]:
     (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page. (:data:`NOT_FOUND_PAGE`
     is served for a missing address, not opened.)"""
     return [p.relative_to(root).with_suffix(".html").as_posix() for p in book_pages(root)] + ["search.html"]
+
+
+def built_html(outdir: Path) -> list[Path]:
+    """The HTML pages of the site built in ``outdir``: every ``.html`` file but the theme's
+    template fragments under ``_static``."""
+    return [page for page in outdir.rglob("*.html") if page.relative_to(outdir).parts[0] != "_static"]
 
 
 def loaded_snippets(page: Path) -> list[Path]:

@@ -46,6 +46,7 @@ from pathlib import Path
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 
 from jaxbook.files import write_atomic
+from jaxbook.pages import built_html
 
 #: Scripts that later inline scripts of the page use as soon as they run.
 RUN_AT_ONCE = ("documentation_options.js",)
@@ -305,9 +306,7 @@ def bundle_stylesheets(app, exception) -> None:
     static = outdir / "_static"
     pages = {}  # page -> (its html, its stylesheet links, the bundle they stand for)
     bundles: dict[str, list[str]] = {}
-    for page in outdir.rglob("*.html"):
-        if page.relative_to(outdir).parts[0] == "_static":
-            continue
+    for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
         links = head_links(html)
         if not links:

@@ -22,6 +22,7 @@ from pathlib import Path
 from sphinx.util import logging
 
 from jaxbook.files import write_atomic
+from jaxbook.pages import built_html
 from jaxbook.speed import BUNDLE
 
 logger = logging.getLogger(__name__)
@@ -89,9 +90,7 @@ def used_glyphs(outdir: Path, css: str) -> set[int]:
         for name in CLASS_NAME.findall(m["selectors"])
     }
     glyphs = {ch for m in CSS_GLYPH.finditer(css) for ch in css_characters(m["glyph"])}
-    for page in outdir.rglob("*.html"):
-        if page.relative_to(outdir).parts[0] == "_static":
-            continue
+    for page in built_html(outdir):
         for classes in CLASSES.findall(page.read_text(encoding="utf-8")):
             for name in CLASS_NAME.findall(classes):
                 if name not in by_name and not STYLE_CLASS.fullmatch(name):
@@ -349,9 +348,7 @@ def smaller_images(app, exception) -> None:
         smaller.add(png.stem)
         before, after = before + len(data), after + len(webp)
     memo.prune()
-    for page in out.rglob("*.html"):
-        if page.relative_to(out).parts[0] == "_static":
-            continue
+    for page in built_html(out):
         html = page.read_text(encoding="utf-8")
         shown = webp_sources(html, smaller)
         if shown != html:
