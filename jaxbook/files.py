@@ -20,3 +20,10 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, unless the file already holds exactly that (its
+    modification time then stays, and nothing is written)."""
+    if not path.is_file() or path.read_bytes() != data:
+        write_atomic(path, data)

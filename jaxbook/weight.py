@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from jaxbook.files import write_atomic
+from jaxbook.files import write_atomic, write_changed
 from jaxbook.pages import built_html
 from jaxbook.speed import BUNDLE
 
@@ -137,8 +137,7 @@ def subset_icon_fonts(app, exception) -> None:
         subset_font = memo.get(
             lambda: subset_font_bytes(source, glyphs), source, repr(sorted(glyphs)).encode()
         )
-        if not font_path.is_file() or font_path.read_bytes() != subset_font:
-            font_path.write_bytes(subset_font)
+        write_changed(font_path, subset_font)
     memo.prune()
     logger.info("icon fonts subset to %d glyphs", len(glyphs))
 
@@ -342,9 +341,7 @@ def smaller_images(app, exception) -> None:
         webp = memo.get(lambda: webp_image(data), encoder, data)
         if len(webp) >= len(data):
             continue
-        target = png.with_suffix(".webp")
-        if not target.is_file() or target.read_bytes() != webp:
-            write_atomic(target, webp)
+        write_changed(png.with_suffix(".webp"), webp)
         smaller.add(png.stem)
         before, after = before + len(data), after + len(webp)
     memo.prune()

@@ -166,3 +166,19 @@ def test_a_write_cut_short_leaves_the_old_file_and_no_temporary_one(tmp_path):
     assert path.read_text() == "old"
     write_atomic(path, b"new")
     assert path.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_a_file_already_holding_the_bytes_is_not_written_again(tmp_path):
+    """jaxbook.files.write_changed, which the build's font subsets and WebP copies are written with."""
+    import os
+
+    from jaxbook.files import write_changed
+
+    path = tmp_path / "font.woff2"
+    write_changed(path, b"glyphs")
+    os.utime(path, ns=(1, 1))
+    write_changed(path, b"glyphs")
+    assert path.stat().st_mtime_ns == 1  # untouched
+    write_changed(path, b"other glyphs")
+    assert path.read_bytes() == b"other glyphs" and path.stat().st_mtime_ns != 1
+    assert [p.name for p in tmp_path.iterdir()] == ["font.woff2"]
