@@ -10,7 +10,6 @@
 (() => {
   const patch = () => {
     if (typeof Search === "undefined" || typeof Search.htmlToText !== "function") return;
-    if (Search.htmlToText.jaxbook) return;
     const original = Search.htmlToText;
     const withoutToolbar = (htmlString, anchor) => {
       const doc = new DOMParser().parseFromString(htmlString, "text/html");
