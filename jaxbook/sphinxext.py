@@ -496,7 +496,25 @@ def quiet_filter(texts: tuple[str, ...]):
     return keep
 
 
+def quiet_libraries() -> None:
+    """Give the root logger, if it has no handler yet, the one Python falls back on (WARNING and
+    above, message only, to stderr), so that a library's ``logging.basicConfig`` finds it
+    configured and changes nothing. accessible-pygments 0.0.5, which provides the theme's code
+    styles, calls it with INFO when it is imported (at the latest when the build finishes), and
+    every library's INFO records reached the build's output: about 80 lines from fontTools on a
+    build that subsets the icon fonts (jaxbook/weight.py). Upstream: docs/upstream.md,
+    accessible-pygments 1."""
+    import logging as std_logging
+
+    root = std_logging.getLogger()
+    if not root.handlers:
+        handler = std_logging.StreamHandler()
+        handler.setLevel(std_logging.WARNING)
+        root.addHandler(handler)
+
+
 def setup(app):
+    quiet_libraries()
     if app.verbosity == 0:
         import logging as std_logging
 

@@ -106,6 +106,15 @@ def test_404_page_loads_its_assets_from_the_site_root(hosted):
     assert not re.findall(r'href="(?![/#]|https?:)[^"]*"', page)
 
 
+@hosted_book
+@hosted_inputs
+def test_the_build_prints_no_library_chatter(hosted):
+    """Sphinx's messages only: no INFO or DEBUG record of another library (accessible-pygments
+    turns them on; this build subsets the icon fonts with fontTools, which logs its progress)."""
+    chatter = [line for line in hosted.output.splitlines() if re.search(r"\b(INFO|DEBUG)\b", line)]
+    assert not chatter, "\n".join(chatter[:10])
+
+
 def test_local_build_has_no_sitemap(built_site):
     assert not (built_site / "sitemap.xml").exists()
     assert (built_site / "404.html").is_file()
