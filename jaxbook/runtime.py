@@ -129,9 +129,31 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
     return env
 
 
+#: What else of the kernel's environment can change what a snippet prints, besides :data:`JAX_ENV`
+#: (which :func:`configure` sets) and the compilation cache (which it removes): JAX's and XLA's
+#: other settings (``JAX_ENABLE_X64``, ``JAX_DEFAULT_MATMUL_PRECISION``, ...), matplotlib's backend,
+#: the time a snippet may take.
+KERNEL_PREFIXES = ("JAX_", "XLA_")
+KERNEL_VARIABLES = ("MPLBACKEND", "JAXBOOK_SNIPPET_TIMEOUT")
+
+
+def kernel_settings(environ: dict | None = None) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) that reach the book's kernel and can
+    change an output, besides those :func:`configure` sets or removes, sorted by name."""
+    env = os.environ if environ is None else environ
+    return {
+        name: env[name]
+        for name in sorted(env)
+        if (name.startswith(KERNEL_PREFIXES) or name in KERNEL_VARIABLES)
+        and name not in JAX_ENV
+        and name not in CACHE_VARIABLES
+    }
+
+
 def execution_key() -> str:
-    """A string that changes whenever published outputs could change without a source edit:
-    the JAX/jaxlib versions and the device settings. The build re-executes every page when it changes."""
+    """The JAX/jaxlib versions and the settings :func:`configure` gives the kernel (the
+    devices); ``make upgrade`` prints it. Part of the execution store's environment
+    (:func:`jaxbook.store.environment`), with what else can change an output."""
     settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
     return f"{_versions()};{settings}"
 
@@ -161,16 +183,21 @@ def cpu() -> str:
     machine = platform.machine()
     if as_cpu():
         return f"{machine} compiling as {as_cpu()} ({OTHER_CPUS[as_cpu()]})"
-    flags: set[str] = set()
+    flags = _cpu_flags()
+    return next((f"{machine} with {name}" for flag, name in VECTOR_ISAS if flag in flags), machine)
+
+
+@functools.cache
+def _cpu_flags() -> frozenset[str]:
+    """The processor's feature flags from /proc/cpuinfo, read once per process (none but on Linux)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
             for line in info:
                 if line.startswith(("flags", "Features")):
-                    flags.update(line.partition(":")[2].split())
-                    break
+                    return frozenset(line.partition(":")[2].split())
     except OSError:
         pass  # not Linux: the architecture alone
-    return next((f"{machine} with {name}" for flag, name in VECTOR_ISAS if flag in flags), machine)
+    return frozenset()
 
 
 def stamp() -> dict:

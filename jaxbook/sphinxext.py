@@ -33,7 +33,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, machinery_version, pages, runtime
+from jaxbook import ROOT, book_root, machinery_version, pages, store
 from jaxbook.accept import FAILURES
 from jaxbook.deps import project_dependencies
 from jaxbook.outputs import expected_path
@@ -520,7 +520,9 @@ def setup(app):
 
         for name, texts in QUIET.items():
             std_logging.getLogger(name).addFilter(quiet_filter(texts))
-    app.add_config_value("jaxbook_execution_key", runtime.execution_key(), "env")
+    # What the execution store keys by besides the pages' files: when it changes, every page is
+    # rendered again from its new results (a new lock, JAX setting or CPU re-executes them all).
+    app.add_config_value("jaxbook_environment", store.environment(), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited)

@@ -8,8 +8,8 @@ everything that can change it (:func:`page_key`):
 - the page's snippets in order, and the content of each and of every project module it imports;
 - the execution machinery (:data:`MACHINERY`: the kernel, the snippet contract, the runtime; not
   the theme, the accessibility or the publishing code);
-- the environment: JAX's version and settings (:func:`jaxbook.runtime.execution_key`), the lock,
-  the Python version and the CPU it compiles as.
+- the environment (:func:`environment`): JAX's version and settings, the other variables the
+  kernel reads, the processor and the CPU it compiles as, the lock, the Python version.
 
 ``_build/store/<key>.json`` holds a :class:`PageResult`: for each cell, what the reader sees
 (Jupyter outputs), the normalised text compared with the ``.out`` file, and what the contract saw
@@ -99,8 +99,14 @@ def _machinery_digest(_mtimes: tuple) -> str:
 
 def environment() -> str:
     """What of the environment can change an output: JAX and its settings (with the CPU it
-    compiles as), the lock, Python."""
-    return f"{runtime.execution_key()};lock={runtime_lock()};python={platform.python_version()}"
+    compiles as), the other variables the kernel reads (:func:`jaxbook.runtime.kernel_settings`),
+    the processor, the lock, Python. The build declares it too (``jaxbook_environment``): when it
+    changes, Sphinx renders every page again from the results of the new key."""
+    settings = ";".join(f"{name}={value}" for name, value in runtime.kernel_settings().items())
+    return (
+        f"{runtime.execution_key()};kernel={settings};cpu={runtime.cpu()};lock={runtime_lock()};"
+        f"python={platform.python_version()}"
+    )
 
 
 def runtime_lock() -> str:

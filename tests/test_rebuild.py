@@ -116,10 +116,16 @@ def test_editing_an_imported_helper_reexecutes_the_pages_that_import_it(book):
 
 
 @same_book
-def test_changing_the_environment_reexecutes_every_page(book, monkeypatch):
-    """The store's key holds the environment (JAX, its settings, the lock, the CPU compiled as):
-    compiling as another CPU is another environment."""
-    monkeypatch.setenv("JAXBOOK_AS_CPU", "avx2")
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("JAXBOOK_AS_CPU", "avx2"), ("JAX_ENABLE_X64", "1"), ("MPLBACKEND", "agg")],
+    ids=["another CPU", "a JAX setting", "a matplotlib backend"],
+)
+def test_changing_the_environment_reexecutes_and_renders_every_page(book, monkeypatch, variable, value):
+    """The store's key holds the environment (JAX, its settings and the other variables the
+    kernel reads, the lock, the processor, the CPU compiled as), and so does the build's
+    configuration: in another environment every page is executed and rendered again."""
+    monkeypatch.setenv(variable, value)
     again = book.build()
     assert again.returncode == 0, again.output
     assert tokens(again, "a") != book.before["a"]

@@ -72,3 +72,18 @@ def test_pages_with_loaded_cells_get_the_store_client_and_others_myst_nbs_own(mo
     assert type(loaded).__name__ == "StoreClient" and isinstance(loaded, NotebookClientBase)
     plain = create_client(notebook({}), "guide/a.md", config, logger)
     assert type(plain).__name__ != "StoreClient"
+
+
+def test_the_build_renders_every_page_again_when_the_store_executes_them_again(monkeypatch):
+    """The store's environment is a configuration value that rebuilds Sphinx's environment: a new
+    lock, JAX setting or processor executes every page again (tests/test_store.py) and renders
+    it again (tests/test_rebuild.py), instead of leaving the last build's outputs published."""
+    from unittest import mock
+
+    from jaxbook import store
+
+    app = mock.MagicMock(verbosity=1)
+    monkeypatch.setattr(sphinxext, "quiet_libraries", lambda: None)
+    sphinxext.setup(app)
+    declared = {c.args[0]: c.args[1:] for c in app.add_config_value.call_args_list}
+    assert declared["jaxbook_environment"] == (store.environment(), "env")

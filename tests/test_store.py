@@ -63,6 +63,17 @@ def test_the_key_holds_every_input(book, monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(store, "runtime_lock", lambda: "another lock")
         assert key(book, "one.py", "two.py") != first  # the environment: the lock
+    for name, value in [("JAX_ENABLE_X64", "1"), ("XLA_CPU_DEVICES", "4"), ("MPLBACKEND", "agg")]:
+        with monkeypatch.context() as patch:
+            patch.setenv(name, value)
+            assert key(book, "one.py", "two.py") != first, name  # another variable the kernel reads
+    with monkeypatch.context() as patch:
+        patch.setattr(store.runtime, "cpu", lambda: "aarch64 with SVE")
+        assert key(book, "one.py", "two.py") != first  # the environment: the processor
+    with monkeypatch.context() as patch:  # what configure() sets or removes in the kernel
+        patch.setenv("JAX_PLATFORMS", "gpu")
+        patch.setenv("JAX_COMPILATION_CACHE_DIR", "/elsewhere")
+        assert key(book, "one.py", "two.py") == first
     assert key(book, "one.py", "two.py") == first
 
 
