@@ -22,6 +22,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 from docutils import nodes
 
+from jaxbook.files import write_atomic
+
 DESCRIPTION_LENGTH = 200
 TAGS = re.compile(r"<[^>]+>")
 
@@ -84,16 +86,22 @@ def on_doctree_resolved(app, doctree, docname) -> None:
 
 
 def on_build_finished(app, exception) -> None:
-    """Write sitemap.xml, listing every page. Upstream: sphinx-sitemap (docs/upstream.md)."""
-    if exception is not None or not app.config.html_baseurl or app.builder.format != "html":
+    """Write sitemap.xml, listing every page, when the site has an address; without one, remove
+    the sitemap an earlier build with an address wrote (its URLs name another site).
+    Upstream: sphinx-sitemap (docs/upstream.md)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    sitemap = Path(app.outdir, "sitemap.xml")
+    if not app.config.html_baseurl:
+        sitemap.unlink(missing_ok=True)
         return
     base = app.config.html_baseurl.rstrip("/") + "/"
     urls = sorted(base + app.builder.get_target_uri(doc) for doc in app.env.found_docs if doc != "404")
     body = "".join(f"  <url><loc>{xml_escape(url)}</loc></url>\n" for url in urls)
-    Path(app.outdir, "sitemap.xml").write_text(
+    write_atomic(
+        sitemap,
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + body + "</urlset>\n",
-        encoding="utf-8",
     )
 
 

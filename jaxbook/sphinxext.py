@@ -36,6 +36,7 @@ from sphinx.util import logging
 from jaxbook import ROOT, book_root, machinery_version, pages, store
 from jaxbook.accept import FAILURES
 from jaxbook.deps import project_dependencies
+from jaxbook.files import write_atomic
 from jaxbook.outputs import expected_path
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
 
@@ -356,7 +357,7 @@ def on_build_finished(app, exception) -> None:
     failures = build / FAILURES.name
     outputs_to_accept = sorted({p.snippet for *_, p in problems if p.kind in ("differs", "missing")})
     failures.parent.mkdir(parents=True, exist_ok=True)
-    failures.write_text(json.dumps({"snippets": outputs_to_accept}, indent=1), encoding="utf-8")
+    write_atomic(failures, json.dumps({"snippets": outputs_to_accept}, indent=1))
     if not problems:
         return
     others = getattr(app, "_warncount", len(problems)) - len(problems)  # Sphinx's own count

@@ -27,8 +27,21 @@ from jaxbook.speed import BUNDLE
 
 logger = logging.getLogger(__name__)
 
-#: The code that turns inputs into outputs: a cached output is used only while it is unchanged.
-_CODE = hashlib.sha256(Path(__file__).read_bytes()).digest()
+#: The libraries whose outputs :class:`Memo` keeps: fonts, purged stylesheets, images.
+LIBRARIES = ("fonttools", "tinycss2", "pillow")
+
+
+def code_digest(version=None) -> bytes:
+    """A hash of the code that turns inputs into outputs: this module and the versions of
+    :data:`LIBRARIES` (``version``: a distribution's version, default importlib's)."""
+    if version is None:
+        from importlib.metadata import version
+    versions = "".join(f"{name}=={version(name)};" for name in LIBRARIES)
+    return hashlib.sha256(Path(__file__).read_bytes() + versions.encode()).digest()
+
+
+#: A cached output is used only while this is unchanged.
+_CODE = code_digest()
 
 
 class Memo:

@@ -250,6 +250,17 @@ def test_a_subset_font_is_the_same_file_in_every_build():
     assert 0 < len(first) < len(font)
 
 
+def test_kept_outputs_are_made_again_with_another_version_of_a_library():
+    """The memo's key holds the versions of fontTools, tinycss2 and Pillow: after an upgrade,
+    fonts, stylesheets and images are made again by the new version."""
+    from importlib.metadata import version
+
+    assert weight.code_digest() == weight._CODE
+    for name in weight.LIBRARIES:
+        other = weight.code_digest(lambda d: "0.0" if d == name else version(d))
+        assert other != weight._CODE, name
+
+
 def test_a_stylesheet_is_purged_again_only_when_a_class_it_names_comes_or_goes(tmp_path, monkeypatch):
     from types import SimpleNamespace
 

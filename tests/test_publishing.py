@@ -120,6 +120,30 @@ def test_local_build_has_no_sitemap(built_site):
     assert (built_site / "404.html").is_file()
 
 
+@pytest.mark.inputs()
+def test_a_build_without_an_address_removes_the_sitemap_of_one_with_it(tmp_path):
+    """Its URLs name the address of the earlier build: nothing stale is published."""
+    from types import SimpleNamespace
+
+    from jaxbook import seo
+
+    def build(baseurl):
+        app = SimpleNamespace(
+            outdir=str(tmp_path),
+            config=SimpleNamespace(html_baseurl=baseurl),
+            builder=SimpleNamespace(format="html", get_target_uri=lambda doc: f"{doc}.html"),
+            env=SimpleNamespace(found_docs={"index", "guide/grad", "404"}),
+        )
+        seo.on_build_finished(app, None)
+
+    build("https://example.org/book/")
+    sitemap = (tmp_path / "sitemap.xml").read_text()
+    assert "<loc>https://example.org/book/guide/grad.html</loc>" in sitemap and "404" not in sitemap
+    build("")
+    assert not (tmp_path / "sitemap.xml").exists()
+    assert [p.name for p in tmp_path.iterdir()] == []  # nor a temporary file
+
+
 def test_throwaway_books_lean_only_on_publishing_extensions(tmp_path):
     """A failure-mode book drops exactly the post-processing extensions, which the book uses;
     a publishing book keeps the book's configuration."""
