@@ -22,7 +22,9 @@ the site's, code cells and outputs unchanged, plus what the build's kernel provi
   the tests against the reader's file.
 
 MyST directives in Markdown cells are rewritten for Jupyter: ``literalinclude`` becomes the file's
-code, ``dropdown`` a ``<details>`` block; ``toctree`` is dropped. A link to another page of the book
+code, ``dropdown`` a ``<details>`` block, an admonition a quotation under its title; ``toctree`` is
+dropped. Any other directive fails the build, naming the page and line (:class:`UnknownDirective`):
+Jupyter would show it as a block of code. A link to another page of the book
 (``[pytrees](pytrees.md)``) goes to that page on the site (:func:`page_links`): a reader's folder
 holds no ``.md`` files. Added cells carry
 ``metadata.jaxbook.role`` (``setup``, ``helper``, ``attempt``, ``check``) so tests can tell them
@@ -321,6 +323,36 @@ def requirement_cells(problem: Path, root: Path) -> list[dict]:
 # -- Markdown: MyST directives to what Jupyter renders --------------------------------------------
 
 
+#: MyST's admonitions, with the title each shows (``admonition`` takes its title as argument):
+#: in the reader's notebook, a quotation under that title in bold.
+ADMONITIONS = {
+    "admonition": "",
+    "note": "Note",
+    "tip": "Tip",
+    "hint": "Hint",
+    "important": "Important",
+    "seealso": "See also",
+    "attention": "Attention",
+    "caution": "Caution",
+    "warning": "Warning",
+    "danger": "Danger",
+    "error": "Error",
+}
+
+
+class UnknownDirective(ValueError):
+    """A page's Markdown uses a MyST directive that the reader's notebook cannot show."""
+
+
+def directive_location(page: Path, line: str) -> str:
+    """``page:line`` of the first line of ``page`` that is ``line`` (a directive's opening)."""
+    root = book_root()
+    name = page.relative_to(root).as_posix() if page.is_relative_to(root) else str(page)
+    lines = page.read_text(encoding="utf-8").split("\n") if page.is_file() else []
+    number = next((n for n, text in enumerate(lines, 1) if text.strip() == line.strip()), None)
+    return f"{name}:{number}" if number else name
+
+
 def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
     """The Markdown of a page cell for Jupyter; the practice starter becomes its own code cell."""
     lines, out, cells = text.split("\n"), [], []
@@ -356,10 +388,20 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         elif name == "dropdown":
             inner = "".join(c["source"] for c in markdown_cells("\n".join(content), page, None))
             out += [f"<details><summary>{escape(arg)}</summary>", "", inner, "", "</details>"]
+        elif name in ADMONITIONS:
+            if name != "admonition" and arg:  # {note} Text: the text is the body's first line
+                content.insert(0, arg)
+            title = arg if name == "admonition" else ADMONITIONS[name]
+            inner = "".join(c["source"] for c in markdown_cells("\n".join(content), page, None))
+            out += [f"> **{title}**", ">", *(f"> {line}".rstrip() for line in inner.split("\n"))]
         elif name == "toctree":
             continue
         else:
-            out += lines[i - len(body) - 2 : i]
+            raise UnknownDirective(
+                f"{directive_location(page, lines[i - len(body) - 2])}: the directive {{{name}}} has no "
+                "form in the reader's notebook: give it one in jaxbook/downloads.py markdown_cells, "
+                "or use one that has (literalinclude, dropdown, an admonition, toctree)"
+            )
     text = "\n".join(out)
     if problem is not None:
         text = re.sub(

@@ -38,7 +38,7 @@ from nbclient import NotebookClient
 from jaxbook import ROOT, compare, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
-from jaxbook.downloads import requirement_cells, source
+from jaxbook.downloads import DIRECTIVE, requirement_cells, source
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import verdicts
@@ -447,9 +447,9 @@ def test_notebook_structure(page):
             assert declared == ("raises-exception" in cell.metadata.get("tags", []))
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            assert "{literalinclude}" not in cell.source and "{dropdown}" not in cell.source
             for line in cell.source.split("\n"):
                 assert not line.startswith("%%")
+                assert not DIRECTIVE.match(line.strip()), f"a MyST directive Jupyter shows as code: {line}"
     if page.startswith("practice/"):
         problem = ROOT / page
         attempts = [c for c in code_cells if role(c) == "attempt"]
@@ -465,6 +465,25 @@ def test_notebook_structure(page):
         assert code_cells[-1].source.endswith(
             f'check("{problem.name}.py", "{problem.relative_to(ROOT).as_posix()}")'
         )
+
+
+@pytest.mark.inputs()
+def test_admonitions_become_quotations_and_other_directives_fail_naming_the_line(tmp_path):
+    from jaxbook.downloads import UnknownDirective, markdown_cells
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# Page\n\n```{admonition} An advanced step\n:class: note\nRead [this](other.md) first.\n```\n\n"
+        "```{warning} It costs\na second line.\n```\n\n```{figure} plot.png\n:alt: A plot\n```\n"
+    )
+    text = page.read_text()
+    shown = "".join(c["source"] for c in markdown_cells(text[: text.index("```{figure}")], page, None))
+    assert shown == (
+        "# Page\n\n> **An advanced step**\n>\n> Read [this](other.md) first.\n\n"
+        "> **Warning**\n>\n> It costs\n> a second line."
+    )
+    with pytest.raises(UnknownDirective, match=r"page\.md:12: the directive \{figure\} has no form"):
+        markdown_cells(text, page, None)
 
 
 #: A file of the book named in an output: a snippet, a helper, a practice module.
