@@ -156,16 +156,24 @@ WORD_SPANS = frozenset({"pre"})
 
 def plain_literals(html: str) -> str:
     """``html`` with the words of the inline literals of its article out of their ``span.pre``.
-    Raises :class:`CodeMarkupChanged` when the page has an article in another markup."""
+    Raises :class:`CodeMarkupChanged` when the page has an article in another markup, or when a
+    ``span.pre`` is left in the article (a literal in markup that :data:`LITERAL` does not read)."""
 
     def literal(match: re.Match) -> str:
         return match[1] + unwrapped(match[2], WORD_SPANS) + match[3]
 
-    if "<article" in html and not ARTICLE.search(html):
+    if ("<article" in html or 'class="bd-article"' in html) and not ARTICLE.search(html):
         raise CodeMarkupChanged(
             'an <article> that is not the theme\'s <article class="bd-article"> (ARTICLE)'
         )
-    return ARTICLE.sub(lambda article: article[1] + LITERAL.sub(literal, article[2]) + article[3], html)
+    lighter = ARTICLE.sub(lambda article: article[1] + LITERAL.sub(literal, article[2]) + article[3], html)
+    left = [m[0] for a in ARTICLE.finditer(lighter) for m in re.finditer(r'<span class="pre"[^>]*>', a[2])]
+    if left:
+        raise CodeMarkupChanged(
+            f"{len(left)} span.pre left in the article ({left[0]}): an inline literal in markup that "
+            "LITERAL does not read"
+        )
+    return lighter
 
 
 def theme_pygments_css(app) -> str:
@@ -269,11 +277,18 @@ def bundle_name(sources: list[str]) -> str:
 
 
 def head_links(html: str) -> list[re.Match]:
-    """The site's stylesheet links in the ``<head>`` of ``html``."""
+    """The site's stylesheet links in the ``<head>`` of ``html``; raises :class:`HeadNotFound`
+    when it has no ``</head>`` or links no stylesheet of ``_static`` in the markup
+    :data:`STYLESHEET` reads (every page of the theme links several)."""
     end = html.find("</head>")
     if end == -1:
         raise HeadNotFound("a page has no </head>: jaxbook/speed.py cannot bundle its stylesheets")
-    return list(STYLESHEET.finditer(html, 0, end))
+    links = list(STYLESHEET.finditer(html, 0, end))
+    if not links:
+        raise HeadNotFound(
+            "a page's <head> links no stylesheet of _static in the markup jaxbook/speed.py reads (STYLESHEET)"
+        )
+    return links
 
 
 def linked_bundle(links: list[re.Match]) -> tuple[str, list[str] | None]:
@@ -308,9 +323,10 @@ def bundle_stylesheets(app, exception) -> None:
     bundles: dict[str, list[str]] = {}
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
-        links = head_links(html)
-        if not links:
-            continue
+        try:
+            links = head_links(html)
+        except HeadNotFound as missing:
+            raise HeadNotFound(f"{page.relative_to(outdir).as_posix()}: {missing}") from None
         name, sources = linked_bundle(links)
         pages[page] = html, links, name
         if sources is not None:

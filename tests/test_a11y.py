@@ -299,6 +299,14 @@ def test_every_script_of_the_head_is_deferred_but_the_one_inline_scripts_use():
         speed.deferred_scripts("<body></body>")
 
 
+def test_a_head_without_the_stylesheet_links_it_reads_fails_instead_of_staying_unbundled():
+    with pytest.raises(speed.HeadNotFound, match="links no stylesheet"):
+        speed.head_links('<head><link rel="stylesheet" href="https://cdn.example/x.css"></head>')
+    assert [
+        m["path"] for m in speed.head_links('<head><link rel="stylesheet" href="_static/a.css" /></head>')
+    ] == ["a.css"]
+
+
 THEME_CSS = """\
 html[data-theme="light"] .highlight pre { line-height: 125%; }
 html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
@@ -342,13 +350,31 @@ def test_an_article_in_another_markup_fails_instead_of_keeping_its_word_spans():
         speed.plain_literals(
             '<article class="article"><code class="literal"><span class="pre">x</span></code></article>'
         )
+    with pytest.raises(speed.CodeMarkupChanged, match="bd-article"):
+        speed.plain_literals(
+            '<main class="bd-article"><code class="literal"><span class="pre">x</span></code></main>'
+        )
     assert speed.plain_literals("<p>a page without an article</p>") == "<p>a page without an article</p>"
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        '<code class="docutils literal"><em>e</em><span class="pre">z</span></code>',  # other markup inside
+        '<code class="docutils literal"><span class="pre" translate="no">z</span></code>',  # another attribute
+        '<tt class="literal"><span class="pre">z</span></tt>',  # another element
+    ],
+    ids=["other markup", "another attribute", "another element"],
+)
+def test_a_literal_in_another_markup_fails_instead_of_keeping_its_word_spans(literal):
+    with pytest.raises(speed.CodeMarkupChanged, match="span.pre left in the article"):
+        speed.plain_literals(f'<article class="bd-article"><p>{literal}</p></article>')
 
 
 def test_inline_literals_of_the_article_lose_their_word_spans_and_nothing_else():
     words = '<code class="docutils literal notranslate"><span class="pre">f(x,</span> <span class="pre">y)</span></code>'
     linked = '<a href="#x"><code class="xref py docutils literal notranslate"><span class="pre">jit</span></code></a>'
-    kept = '<span class="pre">kept</span><code class="docutils literal"><em>e</em><span class="pre">z</span></code>'
+    kept = '<code class="docutils literal"><em>e</em></code><pre>x = 1</pre>'
     page = f'<nav>{words}</nav><article class="bd-article"><p>{words} {linked}</p>{kept}</article><nav>{words}</nav>'
     assert speed.plain_literals(page) == (
         f'<nav>{words}</nav><article class="bd-article"><p><code class="docutils literal notranslate">f(x, y)</code> '
