@@ -120,7 +120,7 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
         if key in found_keys:
             raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
         if key == "tolerance":
-            _tolerance(value, where)
+            _tolerance_values(value, where)
         elif key in ("raises", "warns"):
             if not CLASS_PATH.match(value):
                 example = (
@@ -156,9 +156,10 @@ TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
 MAX_TOLERANCE = 0.05
 
 
-def _tolerance(value: str, where: str):
-    """The :class:`~jaxbook.compare.Tolerance` of a ``# tolerance:`` declaration's ``value``
-    (``rtol=2e-3, atol=1e-6 -- reason``); raises :class:`SnippetError` naming ``where``."""
+def _tolerance_values(value: str, where: str) -> tuple[float, float]:
+    """``(rtol, atol)`` of a ``# tolerance:`` declaration's ``value`` (``rtol=2e-3, atol=1e-6 --
+    reason``); raises :class:`SnippetError` naming ``where``. (Plain numbers: the kernel reads
+    headers too, and never imports :mod:`jaxbook.compare`.)"""
     example = "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
     found = TOLERANCE.match(value)
     if not found:
@@ -177,22 +178,21 @@ def _tolerance(value: str, where: str):
             f"{where}: malformed tolerance declaration: {found.group('values').strip()} is not a "
             f"tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
         )
-    from jaxbook.compare import Tolerance  # not in the kernel: it never compares outputs
-
-    return Tolerance(rtol=values.get("rtol", 0.0), atol=values.get("atol", 0.0))
+    return values.get("rtol", 0.0), values.get("atol", 0.0)
 
 
 def parse_tolerance(source: str, name: str):
     """The tolerance of the snippet ``source``: its ``# tolerance:`` declaration, else
     :data:`jaxbook.compare.DEFAULT`. Raises :class:`SnippetError` naming ``name`` and the line for
     a malformed declaration (same placement rules as ``# raises:``)."""
-    from jaxbook.compare import DEFAULT
+    from jaxbook.compare import DEFAULT, Tolerance  # not in the kernel: it never compares outputs
 
     header = _header(source, name)
     if "tolerance" not in header:
         return DEFAULT
     value, line = header["tolerance"]
-    return _tolerance(value, f"{name}:{line}")
+    rtol, atol = _tolerance_values(value, f"{name}:{line}")
+    return Tolerance(rtol=rtol, atol=atol)
 
 
 def parse_declaration(source: str, name: str) -> Declaration | None:

@@ -21,7 +21,8 @@ def book(tmp_path):
     """A throwaway book whose snippets print what the kernel process is."""
     (tmp_path / "snippets" / "probe").mkdir(parents=True)
     (tmp_path / "snippets" / "probe" / "pid.py").write_text("import os\n\nprint(os.getpid())\n")
-    (tmp_path / "snippets" / "probe" / "modules.py").write_text(
+    (tmp_path / "snippets" / "probe" / "modules.py").write_text(  # the kernel reads its header
+        "# tolerance: rtol=1e-3 -- a header the kernel reads\n"
         "import json\nimport sys\n\nprint(json.dumps(sorted(sys.modules)))\n"
     )
     return tmp_path
