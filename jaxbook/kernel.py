@@ -28,7 +28,7 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jaxbook import book_root, runtime
@@ -197,7 +197,7 @@ def install(shell) -> None:
         shell.user_ns["__jaxbook_result__"] = json.dumps(asdict(result), ensure_ascii=False)
 
     def page() -> None:
-        new_page(shell)
+        new_page(shell, baseline)
 
     for name, function in (("__jaxbook_run__", run_snippet), ("__jaxbook_page__", page)):
         shell.user_ns[name] = function
@@ -205,20 +205,29 @@ def install(shell) -> None:
     shell.user_ns_hidden["__jaxbook_result__"] = None
     sys.path.insert(0, str(book_root()))
     os.chdir(book_root())
-    _baseline.update(
-        modules=set(sys.modules),
+    baseline = Baseline(
+        modules=frozenset(sys.modules),
         environ=dict(os.environ),
         path=list(sys.path),
         cwd=os.getcwd(),
         warnings=list(warnings.filters),
-        user_ns=set(shell.user_ns),
+        user_ns=frozenset(shell.user_ns),
     )
 
 
-_baseline: dict = {}
+@dataclass(frozen=True)
+class Baseline:
+    """The kernel as :func:`install` left it, before any page: what :func:`new_page` restores."""
+
+    modules: frozenset
+    environ: dict
+    path: list
+    cwd: str
+    warnings: list
+    user_ns: frozenset
 
 
-def new_page(shell) -> None:
+def new_page(shell, baseline: Baseline) -> None:
     """Make the kernel what a fresh one would be for the next page.
 
     Snippets already run in fresh namespaces with JAX's configuration and NumPy's print options
@@ -237,7 +246,7 @@ def new_page(shell) -> None:
     for name in list(sys.modules):
         top = name.partition(".")[0]
         if (
-            name not in _baseline["modules"]
+            name not in baseline.modules
             and top != "jaxbook"
             and ((root / top).is_dir() or (root / f"{top}.py").is_file())
         ):
@@ -252,12 +261,12 @@ def new_page(shell) -> None:
     random.seed()
     numpy.random.seed()
     warnings.resetwarnings()
-    warnings.filters.extend(_baseline["warnings"])
+    warnings.filters.extend(baseline.warnings)
     os.environ.clear()
-    os.environ.update(_baseline["environ"])
-    sys.path[:] = _baseline["path"]
-    os.chdir(_baseline["cwd"])
-    for name in set(shell.user_ns) - _baseline["user_ns"]:
+    os.environ.update(baseline.environ)
+    sys.path[:] = baseline.path
+    os.chdir(baseline.cwd)
+    for name in set(shell.user_ns) - baseline.user_ns:
         del shell.user_ns[name]
     shell.execution_count = 1
     gc.collect()
