@@ -45,7 +45,7 @@ from pathlib import Path
 
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 
-from jaxbook.files import write_atomic
+from jaxbook.files import write_changed
 from jaxbook.pages import built_html
 
 #: Scripts that later inline scripts of the page use as soon as they run.
@@ -344,19 +344,12 @@ def bundle_stylesheets(app, exception) -> None:
             + "\n"
         )
         digests[name] = hashlib.sha256(css.encode()).hexdigest()[:16]
-        write_if_changed(known / name, "\n".join(sources) + "\n")
-        write_if_changed(static / name, css)
+        write_changed(known / name, ("\n".join(sources) + "\n").encode())
+        write_changed(static / name, css.encode())
     for page, (html, links, name) in pages.items():
         new = bundled_head(html, links, name, digests[name])
         if new != html:
-            write_if_changed(page, new)
-
-
-def write_if_changed(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` unless it holds it already, in one step."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return
-    write_atomic(path, text)
+            write_changed(page, new.encode())
 
 
 def setup(app):
