@@ -62,15 +62,23 @@ PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    """Write the reader's notebook of a page that MyST-NB executed in this build's environment,
+    and offer it; a page that is not (or no longer) a notebook has none. (MyST-NB never deletes
+    the executed notebook of a page that stopped being one.)"""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    if doctree is None:
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     executed = Path(app.env.mystnb_config.output_folder) / f"{pagename}.ipynb"
-    if doctree is None or not executed.is_file():
+    if NbMetadataCollector.get_exec_data(app.env, pagename) is None or not executed.is_file():
+        target.unlink(missing_ok=True)
         return
     page = Path(app.env.doc2path(pagename)).resolve()
     notebook = json.loads(executed.read_text(encoding="utf-8"))
     reader = reader_notebook(
         notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
     )
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     context["ipynb_source"] = f"{pagename}.ipynb"
