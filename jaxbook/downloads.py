@@ -46,7 +46,7 @@ from html import escape
 from importlib.metadata import version
 from pathlib import Path
 
-from jaxbook import book_root, runtime
+from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import parse_declaration
 from practice._check import REQUIREMENTS_INTRO, requirements
@@ -119,7 +119,7 @@ def reader_notebook(
             cell["outputs"] = without_merged_streams(cell["outputs"])
         load = cell.get("metadata", {}).get("load")
         if load:
-            snippet = (page.parent / load).resolve()
+            snippet = pages.loaded(page, load)
             helpers = [p for p in project_dependencies(snippet, root)[1:] if p not in written]
             cells += helper_cells(helpers, root, "helper")
             written.update(helpers)
@@ -159,7 +159,7 @@ def number_cells(cells: list[dict], page: Path, root: Path) -> None:
         load = cell.get("metadata", {}).get("load")
         if not load:
             continue
-        name = (page.parent / load).resolve().relative_to(root).as_posix()
+        name = pages.loaded(page, load).relative_to(root).as_posix()
         for output in cell.get("outputs", []):
             if "execution_count" in output:
                 output["execution_count"] = count

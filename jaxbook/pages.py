@@ -7,6 +7,7 @@ cells load, and which page shows a snippet.
 - :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
   MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
   another block is not a cell, as for MyST-NB);
+- :func:`loaded` -- the file a cell's ``:load:`` names;
 - :func:`page_of` -- the rule from a snippet to its page, the only place it is written down:
 
   - ``snippets/index/<name>.py``     belongs to ``index.md``;
@@ -72,8 +73,14 @@ class Page:
 
     def snippets(self) -> list[Path]:
         """The snippet files the page's cells load, in order, once each (existing or not)."""
-        found = [(self.path.parent / c.load).resolve() for c in self.cells if c.load]
+        found = [loaded(self.path, c.load) for c in self.cells if c.load]
         return list(dict.fromkeys(found))
+
+
+def loaded(page: Path, load: str) -> Path:
+    """The file a cell of ``page`` names with ``:load: <load>`` (relative to the page), resolved:
+    the one place this is worked out, for the build, the downloads and the tests."""
+    return (page.parent / load).resolve()
 
 
 class _Directive:

@@ -68,7 +68,7 @@ def check_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]:
         )
     if not cell.load:
         return [], "a code cell must load a snippet: add ':load: <path to snippets/...py>'"
-    path = (page.parent / cell.load).resolve()
+    path = pages.loaded(page, cell.load)
     if not path.is_relative_to(book_root() / "snippets"):
         return [], f"':load: {cell.load}' is outside snippets/: every code cell comes from snippets/"
     if not path.is_file():
@@ -270,7 +270,7 @@ def fill_outputs(client) -> None:
         load = cell.get("metadata", {}).get("load")
         if cell.get("cell_type") != "code" or not load:
             continue
-        name = (page.parent / load).resolve().relative_to(root).as_posix()
+        name = pages.loaded(page, load).relative_to(root).as_posix()
         outcome = result.cell(name)
         count += 1
         cell.outputs = [from_dict(output) for output in outcome.outputs]
@@ -406,7 +406,7 @@ def on_doctree_read(app, doctree) -> None:
         load = cell.get("nb_element") == "cell_code" and cell.get("cell_metadata", {}).get("load")
         if not load:
             continue
-        name = display_path((page.parent / load).resolve())
+        name = display_path(pages.loaded(page, load))
         test_id = name.removeprefix("snippets/")
         html = (
             f'<div class="jaxbook-snippet"><span class="jaxbook-snippet-file">{escape(name)}</span>'

@@ -217,7 +217,7 @@ def differences(page: str, site, reader) -> list[str]:
     for site_cell, cell in zip(site_cells, own):
         if cell.source != site_cell.source:
             problems.append(f"{cell.metadata.load}: source differs from the site's")
-        name = (ROOT / page).parent.joinpath(cell.metadata.load).resolve().relative_to(ROOT).as_posix()
+        name = pages.loaded(ROOT / page, cell.metadata.load).relative_to(ROOT).as_posix()
         tolerance = parse_tolerance(cell.source, name)
         diff = print_difference(site_cell, cell, tolerance)
         if diff is not None:
@@ -411,7 +411,7 @@ def unexecuted(page: str) -> dict:
     cells, start = [], body_start
     for cell in pages.read(path).cells:
         cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.line - 1])))
-        snippet = (path.parent / cell.load).resolve()
+        snippet = pages.loaded(path, cell.load)
         cells.append(
             nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"), metadata={"load": cell.load})
         )
@@ -438,7 +438,7 @@ def test_notebook_structure(page):
         if cell.source.startswith("%%writefile "):
             written.add(cell.source.split("\n", 1)[0].split()[1])
         if cell.metadata.get("load"):
-            snippet = (ROOT / page).parent / cell.metadata.load
+            snippet = pages.loaded(ROOT / f"{page}.md", cell.metadata.load)
             needed = {
                 p.relative_to(ROOT).as_posix() for p in project_dependencies(snippet.resolve(), ROOT)[1:]
             }
