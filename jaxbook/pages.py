@@ -7,7 +7,7 @@ cells load, and which page shows a snippet.
 - :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
   MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
   another block is not a cell, as for MyST-NB);
-- :func:`loaded` -- the file a cell's ``:load:`` names;
+- :func:`loaded` -- the file a cell's ``:load:`` names; :func:`snippet_files` -- every snippet;
 - :func:`page_of` -- the rule from a snippet to its page, the only place it is written down:
 
   - ``snippets/index/<name>.py``     belongs to ``index.md``;
@@ -75,6 +75,16 @@ class Page:
         """The snippet files the page's cells load, in order, once each (existing or not)."""
         found = [loaded(self.path, c.load) for c in self.cells if c.load]
         return list(dict.fromkeys(found))
+
+
+def snippet_files(root: Path) -> list[Path]:
+    """Every snippet of the book at ``root``, sorted: the ``.py`` files under ``snippets/`` but
+    helper modules (``_name.py``) and caches."""
+    return sorted(
+        path
+        for path in (root / "snippets").rglob("*.py")
+        if not path.name.startswith("_") and "__pycache__" not in path.parts
+    )
 
 
 def loaded(page: Path, load: str) -> Path:

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from jaxbook import ROOT, compare, outputs, verdict
+from jaxbook import ROOT, compare, outputs, pages, verdict
 from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.snippet import parse_tolerance, source_of
 
@@ -106,7 +106,7 @@ def test_every_declared_tolerance_is_wider_than_the_default_and_says_why():
     """A declaration is reviewed like an error declaration: its reason is on the same line
     (the parser requires it) and it widens the default (else it would only be noise)."""
     declared = {}
-    for path in sorted((ROOT / "snippets").rglob("*.py")):
+    for path in pages.snippet_files(ROOT):
         name = path.relative_to(ROOT).as_posix()
         tolerance = parse_tolerance(source_of(path), name)
         if tolerance != DEFAULT:

@@ -25,9 +25,7 @@ SNIPPETS = ROOT / "snippets"
 
 def discover():
     """Snippet files: every .py under snippets/ except helpers (_name.py) and caches."""
-    return sorted(
-        p for p in SNIPPETS.rglob("*.py") if not p.name.startswith("_") and "__pycache__" not in p.parts
-    )
+    return pages.snippet_files(ROOT)
 
 
 @pytest.fixture(scope="module")

@@ -116,7 +116,7 @@ def warm_snippets() -> tuple[float, int]:
 
     from jaxbook import snippet
 
-    files = sorted(p for p in (ROOT / "snippets").rglob("*.py") if not p.name.startswith("_"))
+    files = pages.snippet_files(ROOT)
     start = time.perf_counter()
     for path in files:
         with (
