@@ -321,12 +321,14 @@ def purge_stylesheets(app, exception) -> None:
 
 
 def webp_image(png: bytes) -> bytes:
-    """The lossless WebP of the image ``png``: the same pixels (``exact``: even where transparent),
-    with the encoder's greatest effort; the same input gives the same bytes."""
+    """The lossless WebP of the image ``png``: the same pixels (``exact``: even where transparent);
+    the same input gives the same bytes. Effort ``method=5``: on the book's five figures it writes
+    the same bytes as the greatest (6) in a tenth of the time (2.5 s against 26 s for the five,
+    on a busy 2-core machine), and 4 would add 0.2 %."""
     from PIL import Image
 
     out = io.BytesIO()
-    Image.open(io.BytesIO(png)).save(out, format="WEBP", lossless=True, quality=100, method=6, exact=True)
+    Image.open(io.BytesIO(png)).save(out, format="WEBP", lossless=True, quality=100, method=5, exact=True)
     return out.getvalue()
 
 
