@@ -23,10 +23,10 @@ the site's, code cells and outputs unchanged, plus what the build's kernel provi
 
 MyST directives in Markdown cells are rewritten for Jupyter: ``literalinclude`` becomes the file's
 code, ``dropdown`` a ``<details>`` block, an admonition a quotation under its title; ``toctree`` is
-dropped. Any other directive fails the build, naming the page and line (:class:`UnknownDirective`):
-Jupyter would show it as a block of code. A link to another page of the book
-(``[pytrees](pytrees.md)``) goes to that page on the site (:func:`page_links`): a reader's folder
-holds no ``.md`` files. Added cells carry
+dropped; a block of code is copied as it is. Any other directive is a warning at its page and
+line, which fails the strict build (:class:`UnknownDirective`): Jupyter would show it as a block of
+code. A link to another page of the book (``[pytrees](pytrees.md)``) goes to that page on the site
+(:func:`page_links`): a reader's folder holds no ``.md`` files. Added cells carry
 ``metadata.jaxbook.role`` (``setup``, ``helper``, ``attempt``, ``check``) so tests can tell them
 from the site's cells, which keep their ``load`` metadata.
 
@@ -46,6 +46,8 @@ from html import escape
 from importlib.metadata import version
 from pathlib import Path
 
+from sphinx.util import logging
+
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.snippet import parse_declaration
@@ -58,6 +60,7 @@ PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
 CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 #: A Markdown link to a page of the book: ``](relative/path.md)`` or ``](path.md#anchor)``.
+logger = logging.getLogger(__name__)
 PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<anchor>#[^\s()]*)?\)")
 
 
@@ -76,9 +79,14 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         return
     page = Path(app.env.doc2path(pagename)).resolve()
     notebook = json.loads(executed.read_text(encoding="utf-8"))
-    reader = reader_notebook(
-        notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
-    )
+    try:
+        reader = reader_notebook(
+            notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
+        )
+    except UnknownDirective as unknown:  # a warning: the strict build fails, and reports every page
+        logger.warning(unknown.detail, location=(pagename, unknown.line), type="jaxbook", subtype="download")
+        target.unlink(missing_ok=True)
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     context["ipynb_source"] = f"{pagename}.ipynb"
@@ -349,16 +357,35 @@ ADMONITIONS = {
 
 
 class UnknownDirective(ValueError):
-    """A page's Markdown uses a MyST directive that the reader's notebook cannot show."""
+    """A page's Markdown uses a MyST directive that the reader's notebook cannot show: ``detail``
+    says which, ``line`` is the directive's line in the page (None if not found)."""
+
+    def __init__(self, page: Path, opening: str, name: str):
+        self.line = directive_line(page, opening)
+        self.detail = (
+            f"the directive {{{name}}} has no form in the reader's notebook: give it one in "
+            "jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, dropdown, "
+            "an admonition, toctree)"
+        )
+        root = book_root()
+        where = page.relative_to(root).as_posix() if page.is_relative_to(root) else str(page)
+        super().__init__(f"{where}:{self.line}: {self.detail}" if self.line else f"{where}: {self.detail}")
 
 
-def directive_location(page: Path, line: str) -> str:
-    """``page:line`` of the first line of ``page`` that is ``line`` (a directive's opening)."""
-    root = book_root()
-    name = page.relative_to(root).as_posix() if page.is_relative_to(root) else str(page)
+def directive_line(page: Path, opening: str) -> int | None:
+    """The number of the first line of ``page`` that is ``opening`` (a directive's first line)."""
     lines = page.read_text(encoding="utf-8").split("\n") if page.is_file() else []
-    number = next((n for n, text in enumerate(lines, 1) if text.strip() == line.strip()), None)
-    return f"{name}:{number}" if number else name
+    return next((n for n, text in enumerate(lines, 1) if text.strip() == opening.strip()), None)
+
+
+#: The opening of a block of code (not a directive): three or more backticks or tildes.
+CODE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?!`|~|\{)")
+
+
+def closes(line: str, fence: str) -> bool:
+    """``line`` ends the block of code opened by ``fence`` (as long a run of its character)."""
+    stripped = line.strip()
+    return stripped.startswith(fence) and not stripped.strip(fence[0])
 
 
 def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
@@ -366,6 +393,14 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
     lines, out, cells = text.split("\n"), [], []
     i = 0
     while i < len(lines):
+        code = CODE_FENCE.match(lines[i].strip())
+        if code:  # a block of code, copied as it is (a directive shown in it included)
+            j = i + 1
+            while j < len(lines) and not closes(lines[j], code["fence"]):
+                j += 1
+            out += lines[i : j + 1]
+            i = j + 1
+            continue
         opened = DIRECTIVE.match(lines[i].strip())
         if not opened:
             out.append(lines[i])
@@ -405,11 +440,7 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         elif name == "toctree":
             continue
         else:
-            raise UnknownDirective(
-                f"{directive_location(page, lines[i - len(body) - 2])}: the directive {{{name}}} has no "
-                "form in the reader's notebook: give it one in jaxbook/downloads.py markdown_cells, "
-                "or use one that has (literalinclude, dropdown, an admonition, toctree)"
-            )
+            raise UnknownDirective(page, lines[i - len(body) - 2], name)
     text = "\n".join(out)
     if problem is not None:
         text = re.sub(

@@ -2,25 +2,27 @@
 
 Sphinx forgets a removed source but keeps the files it wrote for it, so an incremental build would
 still publish the old page (its HTML, and its source and notebook under ``_sources``), which the
-menu and the search no longer lead to. When the build finishes, even if it failed, every page of
-the output folder whose source is gone is deleted with its files under ``_sources``. What stays is
-decided from this build's sources (``env.found_docs``), not from the pages this build noticed were
-removed: a build stopped before it finished (Sphinx has stored its environment without the page
-by then, and the next build does not report it as removed again) leaves nothing the next build
-keeps.
+menu and the search no longer lead to. When the build finishes, even if it failed, the files of
+every page that an earlier build published and whose source is gone are deleted. The pages
+published are recorded in the doctree folder (:data:`RECORD`) at the end of each build, after the
+deletions: a build stopped before it finished (Sphinx has stored its environment without the page
+by then, and the next build does not report it as removed again) leaves the record as it was, so
+the next build still finds the page and deletes its files. Only pages of the book's sources are
+ever deleted, never a page another extension writes (the 404 page without a source, an extra path).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from jaxbook.pages import built_html
+from jaxbook.files import write_atomic
 
 #: What the HTML build writes for a page besides ``<docname>.html``: ``_sources/<docname><suffix>``
 #: (the source, for download, with or without Sphinx's ``.txt``, and the reader's notebook).
 SOURCE_SUFFIXES = (".md", ".ipynb", ".md.txt", ".ipynb.txt", ".txt")
-#: The pages Sphinx writes without a source of the book.
-OWN_PAGES = ("search", "genindex", "py-modindex")
+#: The pages the last finished build published (their docnames), in the doctree folder.
+RECORD = "jaxbook-published.json"
 
 
 def written_for(outdir: Path, docname: str) -> list[Path]:
@@ -29,29 +31,23 @@ def written_for(outdir: Path, docname: str) -> list[Path]:
     return [path for path in files if path.is_file()]
 
 
-def stale_files(outdir: Path, docnames: set[str]) -> list[Path]:
-    """The pages of ``outdir``, and the files under its ``_sources``, of no page in ``docnames``."""
-    stale = [
-        page
-        for page in built_html(outdir)
-        if page.relative_to(outdir).with_suffix("").as_posix() not in docnames
-    ]
-    sources = outdir / "_sources"
-    for path in sources.rglob("*") if sources.is_dir() else ():
-        name = path.relative_to(sources).as_posix()
-        suffix = next((s for s in SOURCE_SUFFIXES if name.endswith(s)), None)
-        if suffix and path.is_file() and name[: -len(suffix)] not in docnames:
-            stale.append(path)
-    return sorted(stale)
+def published(doctreedir: Path) -> set[str]:
+    """The pages the last finished build recorded (none if it recorded nothing readable)."""
+    try:
+        return set(json.loads((doctreedir / RECORD).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return set()
 
 
 def on_build_finished(app, exception) -> None:
     found = set(getattr(app.env, "found_docs", ()))
-    if app.builder.format != "html" or not found:  # no sources read: nothing to compare with
+    if app.builder.name != "html" or not found:  # no sources read (yet): nothing to compare with
         return
-    pages = found | set(OWN_PAGES) | set(app.config.html_additional_pages)
-    for path in stale_files(Path(app.outdir), pages):
-        path.unlink()
+    doctreedir = Path(app.doctreedir)
+    for docname in sorted(published(doctreedir) - found):
+        for path in written_for(Path(app.outdir), docname):
+            path.unlink()
+    write_atomic(doctreedir / RECORD, json.dumps(sorted(found)))
 
 
 def setup(app):

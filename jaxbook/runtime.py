@@ -131,10 +131,11 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
 
 #: What else of the kernel's environment can change what a snippet prints, besides :data:`JAX_ENV`
 #: (which :func:`configure` sets) and the compilation cache (which it removes): JAX's and XLA's
-#: other settings (``JAX_ENABLE_X64``, ``JAX_DEFAULT_MATMUL_PRECISION``, ...), matplotlib's backend,
-#: the time a snippet may take.
+#: other settings (``JAX_ENABLE_X64``, ``JAX_DEFAULT_MATMUL_PRECISION``, ...) and matplotlib's
+#: backend. (``JAXBOOK_SNIPPET_TIMEOUT`` is not one: a snippet stopped at its limit broke its
+#: contract, and such a result is never kept.)
 KERNEL_PREFIXES = ("JAX_", "XLA_")
-KERNEL_VARIABLES = ("MPLBACKEND", "JAXBOOK_SNIPPET_TIMEOUT")
+KERNEL_VARIABLES = ("MPLBACKEND",)
 
 
 def kernel_settings(environ: dict | None = None) -> dict[str, str]:

@@ -27,8 +27,9 @@ from jaxbook.speed import BUNDLE
 
 logger = logging.getLogger(__name__)
 
-#: The libraries whose outputs :class:`Memo` keeps: fonts, purged stylesheets, images.
-LIBRARIES = ("fonttools", "tinycss2", "pillow")
+#: The libraries whose outputs :class:`Memo` keeps: fonts (fontTools, with Brotli for woff2) and
+#: purged stylesheets (tinycss2). The WebP copies are keyed by Pillow's and libwebp's versions.
+LIBRARIES = ("fonttools", "brotli", "tinycss2")
 
 
 def code_digest(version=None) -> bytes:

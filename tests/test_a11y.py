@@ -251,8 +251,8 @@ def test_a_subset_font_is_the_same_file_in_every_build():
 
 
 def test_kept_outputs_are_made_again_with_another_version_of_a_library():
-    """The memo's key holds the versions of fontTools, tinycss2 and Pillow: after an upgrade,
-    fonts, stylesheets and images are made again by the new version."""
+    """The memo's key holds the versions of fontTools, Brotli and tinycss2: after an upgrade,
+    fonts and stylesheets are made again by the new version (images: by Pillow's and libwebp's)."""
     from importlib.metadata import version
 
     assert weight.code_digest() == weight._CODE

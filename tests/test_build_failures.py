@@ -72,6 +72,8 @@ def broken(tmp_path_factory):
     text = path.read_text()
     path.write_text(text.replace("---\n", "---\nmystnb:\n  execution_allow_errors: true\n", 1))
     book.page("good", "demo/ok.py")
+    # A directive the reader's notebook cannot show (jaxbook/downloads.py).
+    book.page("epigraph", "demo/ok.py", body="```{epigraph}\nA quotation.\n```\n")
     return book, book.build(), book.build()
 
 
@@ -92,6 +94,12 @@ def assert_reported(build, page, *needles):
     assert text, f"nothing reported about guide/{page}:\n{build.output}"
     for needle in needles:
         assert needle in text, f"{needle!r} not in the report about guide/{page}:\n{text}"
+
+
+@broken_book
+def test_a_directive_the_readers_notebook_cannot_show_fails_the_build_at_its_line(broken):
+    assert_reported(broken[1], "epigraph", "epigraph.md:9", "the directive {epigraph} has no form")
+    assert not (broken[1].html / "_sources" / "guide" / "epigraph.ipynb").exists()
 
 
 @broken_book

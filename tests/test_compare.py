@@ -97,11 +97,13 @@ def test_required_is_the_smallest_tolerance_that_matches():
     assert compare.required("a 1\n", "a 2\n") is None
 
 
+@pytest.mark.inputs("docs/contributing.md")
 def test_the_default_tolerance_is_documented_where_contributors_read():
     guide = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
     assert f"`{DEFAULT}`" in guide, f"docs/contributing.md must give the default tolerance, `{DEFAULT}`"
 
 
+@pytest.mark.inputs("snippets")
 def test_every_declared_tolerance_is_wider_than_the_default_and_says_why():
     """A declaration is reviewed like an error declaration: its reason is on the same line
     (the parser requires it) and it widens the default (else it would only be noise)."""

@@ -331,7 +331,7 @@ def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
 def test_a_removed_page_leaves_the_site(tmp_path):
     """Sphinx keeps what it wrote for a removed source; an incremental build must not publish it,
     nor the files a stopped build left, nor the download of a page that is no longer a notebook."""
-    from jaxbook.removed import written_for
+    from jaxbook.removed import RECORD, written_for
 
     book = Book(tmp_path)
     book.snippet("kept/a.py", "print('a')\n")
@@ -343,6 +343,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     written = {p.relative_to(first.html).as_posix() for p in written_for(first.html, "guide/gone")}
     assert {"guide/gone.html", "_sources/guide/gone.md", "_sources/guide/gone.ipynb"} <= written
     left_behind = {name: (first.html / name).read_bytes() for name in written}
+    record = (book.root / "_build" / "doctrees" / RECORD).read_bytes()
     (book.root / "guide" / "gone.md").unlink()
     book.pages.remove("gone")
     book._index()
@@ -353,14 +354,19 @@ def test_a_removed_page_leaves_the_site(tmp_path):
         second.html / "_sources" / "guide" / "kept.md"
     ).is_file()
     assert "gone" not in (second.html / "index.html").read_text(encoding="utf-8")
-    # A build stopped before it finished leaves the files; the environment already forgot the page.
+    # A build stopped in its write phase leaves the files and the record of the build before it
+    # (it never finished); the environment it stored already forgot the page.
     for name, data in left_behind.items():
         (first.html / name).write_bytes(data)
+    (book.root / "_build" / "doctrees" / RECORD).write_bytes(record)
     # And a page that is no longer a notebook (no code cell, no top matter) has no download.
     book.page("kept", top_matter=False, body="Plain prose now.")
     third = book.build()
     assert third.returncode == 0, third.output[-3000:]
     assert written_for(third.html, "guide/gone") == []
+    assert (
+        third.html / "404.html"
+    ).is_file()  # sphinx-notfound-page's own page (this book has no 404.md) stays
     assert not (third.html / "_sources" / "guide" / "kept.ipynb").exists()
     kept = third.page("kept")
     assert "Plain prose now." in kept and "kept.ipynb" not in kept and "jaxbook-download" not in kept

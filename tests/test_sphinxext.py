@@ -74,6 +74,7 @@ def test_pages_with_loaded_cells_get_the_store_client_and_others_myst_nbs_own(mo
     assert type(plain).__name__ != "StoreClient"
 
 
+@pytest.mark.inputs()
 def test_the_build_renders_every_page_again_when_the_store_executes_them_again(monkeypatch):
     """The store's environment is a configuration value that rebuilds Sphinx's environment: a new
     lock, JAX setting or processor executes every page again (tests/test_store.py) and renders
