@@ -393,10 +393,10 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
     lines, out, cells = text.split("\n"), [], []
     i = 0
     while i < len(lines):
-        code = CODE_FENCE.match(lines[i].strip())
-        if code:  # a block of code, copied as it is (a directive shown in it included)
+        fenced = CODE_FENCE.match(lines[i].strip())
+        if fenced:  # a block of code, copied as it is (a directive shown in it included)
             j = i + 1
-            while j < len(lines) and not closes(lines[j], code["fence"]):
+            while j < len(lines) and not closes(lines[j], fenced["fence"]):
                 j += 1
             out += lines[i : j + 1]
             i = j + 1
