@@ -460,6 +460,27 @@ def test_a_page_of_an_earlier_build_links_the_bundle_of_the_sources_as_they_are_
     assert speed.hashlib.sha256(bundle.read_bytes()).hexdigest()[:16] in again
 
 
+def test_a_bundle_is_made_again_only_when_a_stylesheet_changes(tmp_path, monkeypatch):
+    """Kept between builds by the content of every stylesheet, imported ones included."""
+    app, out = small_site(tmp_path)
+    speed.bundle_stylesheets(app, None)
+    (bundle,) = (out / "_static").glob("bundle-*.css")
+    first = bundle.read_text(encoding="utf-8")
+
+    def parse(*args):
+        raise AssertionError("the bundle was made again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(speed, "inlined", parse)
+        speed.bundle_stylesheets(app, None)  # nothing changed: the kept bundle
+    assert bundle.read_text(encoding="utf-8") == first
+    (out / "_static" / "basic.css").write_text(".b{color:teal}", encoding="utf-8")  # imported by theme.css
+    speed.bundle_stylesheets(app, None)
+    assert ".b{color:teal}" in bundle.read_text(encoding="utf-8")
+    kept = sorted(p.name for p in (tmp_path / "doctrees" / "jaxbook-bundles").iterdir())
+    assert kept == [bundle.name, kept[1]] and kept[1].startswith(f"{bundle.name}.")  # one copy kept
+
+
 def test_a_stylesheet_the_bundle_cannot_hold_fails_the_build(tmp_path):
     app, out = small_site(tmp_path)
     (out / "_static" / "basic.css").write_text('@import "styles/theme.css";', encoding="utf-8")
