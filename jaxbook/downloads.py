@@ -50,7 +50,7 @@ from sphinx.util import logging
 
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
-from jaxbook.snippet import parse_declaration
+from jaxbook.snippet import display_path, parse_declaration
 from practice._check import REQUIREMENTS_INTRO, requirements
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
@@ -59,8 +59,8 @@ PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
 #: Packages that JAX imports only when a function is called.
 CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
 DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
-#: A Markdown link to a page of the book: ``](relative/path.md)`` or ``](path.md#anchor)``.
 logger = logging.getLogger(__name__)
+#: A Markdown link to a page of the book: ``](relative/path.md)`` or ``](path.md#anchor)``.
 PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<anchor>#[^\s()]*)?\)")
 
 
@@ -367,8 +367,7 @@ class UnknownDirective(ValueError):
             "jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, dropdown, "
             "an admonition, toctree)"
         )
-        root = book_root()
-        where = page.relative_to(root).as_posix() if page.is_relative_to(root) else str(page)
+        where = display_path(page)
         super().__init__(f"{where}:{self.line}: {self.detail}" if self.line else f"{where}: {self.detail}")
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 
-from jaxbook.files import write_changed
+from jaxbook.files import code_digest, write_changed
 from jaxbook.pages import built_html
 
 #: Scripts that later inline scripts of the page use as soon as they run.
@@ -159,15 +159,23 @@ def plain_literals(html: str) -> str:
     Raises :class:`CodeMarkupChanged` when the page has an article in another markup, or when a
     ``span.pre`` is left in the article (a literal in markup that :data:`LITERAL` does not read)."""
 
+    found, left = 0, []
+
     def literal(match: re.Match) -> str:
         return match[1] + unwrapped(match[2], WORD_SPANS) + match[3]
 
-    if ("<article" in html or 'class="bd-article"' in html) and not ARTICLE.search(html):
+    def lighter_article(article: re.Match) -> str:
+        nonlocal found
+        found += 1
+        body = LITERAL.sub(literal, article[2])
+        left.extend(re.findall(r'<span class="pre"[^>]*>', body))
+        return article[1] + body + article[3]
+
+    lighter = ARTICLE.sub(lighter_article, html)
+    if not found and ("<article" in html or 'class="bd-article"' in html):
         raise CodeMarkupChanged(
             'an <article> that is not the theme\'s <article class="bd-article"> (ARTICLE)'
         )
-    lighter = ARTICLE.sub(lambda article: article[1] + LITERAL.sub(literal, article[2]) + article[3], html)
-    left = [m[0] for a in ARTICLE.finditer(lighter) for m in re.finditer(r'<span class="pre"[^>]*>', a[2])]
     if left:
         raise CodeMarkupChanged(
             f"{len(left)} span.pre left in the article ({left[0]}): an inline literal in markup that "
@@ -314,9 +322,7 @@ def bundled_head(html: str, links: list[re.Match], name: str, digest: str) -> st
 def stylesheets_digest(static: Path) -> str:
     """A hash of every stylesheet under ``static`` but the bundles (a bundle's sources and what
     they import are among them), and of this module and tinycss2, which make a bundle of them."""
-    from importlib.metadata import version
-
-    digest = hashlib.sha256(Path(__file__).read_bytes() + version("tinycss2").encode())
+    digest = hashlib.sha256(code_digest(Path(__file__), ("tinycss2",)))
     for path in sorted(static.rglob("*.css")):
         if not BUNDLE.fullmatch(path.name):
             digest.update(f"\0{path.relative_to(static).as_posix()}\0".encode() + path.read_bytes())

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from jaxbook.files import write_atomic, write_changed
+from jaxbook.files import code_digest, write_atomic, write_changed
 from jaxbook.pages import built_html
 from jaxbook.speed import BUNDLE
 
@@ -32,17 +32,8 @@ logger = logging.getLogger(__name__)
 LIBRARIES = ("fonttools", "brotli", "tinycss2")
 
 
-def code_digest(version=None) -> bytes:
-    """A hash of the code that turns inputs into outputs: this module and the versions of
-    :data:`LIBRARIES` (``version``: a distribution's version, default importlib's)."""
-    if version is None:
-        from importlib.metadata import version
-    versions = "".join(f"{name}=={version(name)};" for name in LIBRARIES)
-    return hashlib.sha256(Path(__file__).read_bytes() + versions.encode()).digest()
-
-
-#: A cached output is used only while this is unchanged.
-_CODE = code_digest()
+#: This module and :data:`LIBRARIES`: a cached output is used only while this is unchanged.
+_CODE = code_digest(Path(__file__), LIBRARIES)
 
 
 class Memo:
