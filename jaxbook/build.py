@@ -8,7 +8,8 @@ whose results are missing run on one kernel per core, the longest first, so the 
 together; Sphinx then reads every page's outputs from the store. Sphinx reads and writes pages in
 parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` for one process and one kernel);
 a page missing from the store (``sphinx-build`` run directly, as on Read the Docs) is executed by
-the process that reads it.
+the process that reads it. When nothing the site is built from has changed since its last
+successful build, the strict build does nothing (:mod:`jaxbook.uptodate`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,38 @@ def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
     )  # fmt: skip
 
 
+UP_TO_DATE = (
+    "build succeeded, nothing to do: nothing the site is built from has changed since its last "
+    "successful build, so {html} is up to date (jaxbook/uptodate.py)"
+)
+
+
+def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
+    """``make html``: the strict build of the book at ``root`` into ``build`` (default
+    ``root/_build``), unless the site there is up to date (:mod:`jaxbook.uptodate`). Its exit status."""
+    from jaxbook import uptodate
+    from jaxbook.execute import execute_book
+
+    build = build or root / BUILD
+    command = strict_command(root, build)
+    key = uptodate.inputs_key(root, command)
+    if uptodate.holds(build, key):
+        from jaxbook.snippet import display_path
+
+        print(UP_TO_DATE.format(html=display_path(build / "html")))
+        return 0
+    uptodate.forget(build)
+    jobs = os.environ.get("JAXBOOK_JOBS", "auto")
+    try:
+        execute_book(root, None if jobs == "auto" else int(jobs))
+    except Exception as exc:  # noqa: BLE001 - Sphinx executes what is missing, and reports
+        print(f"jaxbook: executing the pages ahead of Sphinx failed ({exc}); Sphinx will retry")
+    status = subprocess.call(command, cwd=root)
+    if status == 0 and uptodate.inputs_key(root, command) == key:  # not edited meanwhile
+        uptodate.record(build, key)
+    return status
+
+
 def main(argv: list[str]) -> int:
     """``[--out DIR] [PAGE ...]``: the strict build into DIR (default ``_build``), or a preview of
     the pages."""
@@ -63,15 +96,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--out"]:
         build, argv = Path(argv[1]), argv[2:]
     if not argv:
-        from jaxbook.execute import execute_book
-
-        jobs = os.environ.get("JAXBOOK_JOBS", "auto")
-        try:
-            execute_book(ROOT, None if jobs == "auto" else int(jobs))
-        except Exception as exc:  # noqa: BLE001 - Sphinx executes what is missing, and reports
-            print(f"jaxbook: executing the pages ahead of Sphinx failed ({exc}); Sphinx will retry")
+        return strict_build(ROOT, build)
     try:
-        command = page_command(argv) if argv else strict_command(ROOT, build)
+        command = page_command(argv)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,13 +1,18 @@
 """Writes that are all or nothing: whoever reads the file, in this process or another, finds it
-as it was or as it is now, never half written (a build killed mid-write leaves the old file); and
-the hash of the code that made a kept file (:func:`code_digest`)."""
+as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
+hash of the code that made a kept file (:func:`code_digest`); the files of a repository
+(:func:`repository_files`)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import threading
 from pathlib import Path
+
+#: Folders of generated files, left out of a folder's files where git cannot say what it ignores.
+GENERATED = frozenset({"_build", ".venv", "node_modules", "__pycache__", ".git"})
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -39,3 +44,19 @@ def write_changed(path: Path, data: bytes) -> None:
     modification time then stays, and nothing is written)."""
     if not path.is_file() or path.read_bytes() != data:
         write_atomic(path, data)
+
+
+def repository_files(root: Path) -> tuple[Path, ...]:
+    """Every file under ``root`` that git does not ignore (tracked or not), sorted; outside a git
+    checkout, every file but those under a :data:`GENERATED` folder."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        files = {root / name for name in listed.split("\0") if name}
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout
+        files = {p for p in root.rglob("*") if not GENERATED & set(p.relative_to(root).parts)}
+    return tuple(sorted(p for p in files if p.is_file()))

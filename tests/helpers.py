@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,9 +76,19 @@ class Book:
         (self.root / "index.md").write_text(f"# Test book\n\n```{{toctree}}\n{toctree}\n```\n")
 
     def build(self, *extra: str) -> Build:
+        """Sphinx's strict build, as sphinx-build runs it (Read the Docs)."""
+        return self._run(strict_command(self.root, None, *extra))
+
+    def make_html(self) -> Build:
+        """``make html``'s build (:func:`jaxbook.build.strict_build`): the store filled first,
+        nothing done when the site is up to date."""
+        code = "import sys; from pathlib import Path; from jaxbook.build import strict_build; "
+        return self._run([sys.executable, "-c", code + "sys.exit(strict_build(Path.cwd()))"])
+
+    def _run(self, command: list[str]) -> Build:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         result = subprocess.run(
-            strict_command(self.root, None, *extra),
+            command,
             cwd=self.root,
             env=env,
             capture_output=True,

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, pages
+from jaxbook import ROOT, files, pages
 from jaxbook.files import write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
@@ -73,18 +73,7 @@ OUTCOME = pytest.StashKey[dict]()
 @functools.cache
 def repository_files() -> tuple[Path, ...]:
     """Every file of the repository that git does not ignore (tracked or not), sorted."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
-        files = {root / name for name in listed.split("\0") if name}
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout: everything but the generated
-        skipped = {"_build", ".venv", "node_modules", "__pycache__", ".git"}
-        files = {p for p in root.rglob("*") if not skipped & set(p.relative_to(root).parts)}
-    return tuple(sorted(p for p in files if p.is_file()))
+    return files.repository_files(root)
 
 
 def is_content(path: Path) -> bool:

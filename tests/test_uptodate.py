@@ -1,0 +1,146 @@
+"""``make html`` with nothing changed does nothing, and anything changed builds (jaxbook/uptodate.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from jaxbook import uptodate
+from tests.helpers import Book
+
+pytestmark = pytest.mark.inputs()  # throwaway books and folders of its own
+
+NOTHING_TO_DO = "nothing to do"
+
+
+def small_book(root):
+    """A tiny book-shaped folder: a page, a snippet, a generated file."""
+    (root / "guide").mkdir(parents=True)
+    (root / "guide" / "a.md").write_text("# A\n", encoding="utf-8")
+    (root / "snippets").mkdir()
+    (root / "snippets" / "a.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "_build").mkdir()
+    (root / "_build" / "out.txt").write_text("built\n", encoding="utf-8")
+    return root
+
+
+def later(path, text):
+    """Write ``text`` to ``path`` with a modification time surely not its old one."""
+    old = path.stat().st_mtime_ns if path.exists() else 0
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(old + 10**9, old + 10**9))
+
+
+def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
+    root = small_book(tmp_path)
+    command = ["sphinx", "-b", "html", str(root)]
+    environ = {"HOME": "/home/a", "JAXBOOK_JOBS": "2"}
+
+    def key(**changes):
+        return uptodate.inputs_key(root, changes.get("command", command), changes.get("environ", environ))
+
+    before = key()
+    assert key() == before
+    # What the build reads: each changes the key.
+    later(root / "snippets" / "a.py", "print(2)\n")
+    assert key() != before
+    later(root / "snippets" / "a.py", "print(1)\n")
+    assert key() == before  # the content decides, not the time
+    (root / "snippets" / "b.py").write_text("", encoding="utf-8")
+    new_file = key()
+    assert new_file != before
+    (root / "snippets" / "b.py").rename(root / "snippets" / "c.py")
+    assert key() not in (before, new_file)  # a name is an input too
+    (root / "snippets" / "c.py").unlink()
+    assert key(command=[*command, "-E"]) != before
+    assert key(environ={**environ, "JAXBOOK_JOBS": "1"}) != before
+    assert key(environ={**environ, "JAXBOOK_BASE_URL": "https://example.org/"}) != before
+    assert key(environ={**environ, "READTHEDOCS_CANONICAL_URL": "https://example.org/"}) != before
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")  # the kernel's settings (jaxbook.store.environment)
+    assert key() != before
+    monkeypatch.delenv("JAX_ENABLE_X64")
+    installed = uptodate.distributions()
+    monkeypatch.setattr(uptodate, "distributions", lambda: [*installed, "/site/numpy-9.0.dist-info"])
+    assert key() != before
+    monkeypatch.undo()
+    # What it does not read: generated files, another shell, one test run's switches.
+    later(root / "_build" / "out.txt", "built again\n")
+    assert key(environ={**environ, "HOME": "/home/b", "JAXBOOK_RECHECK": "1", "SHLVL": "3"}) == before
+
+
+def test_distributions_are_read_from_their_folder_names(tmp_path):
+    (tmp_path / "numpy-2.0.0.dist-info").mkdir()
+    (tmp_path / "old-1.0.egg-info").mkdir()
+    (tmp_path / "numpy").mkdir()
+    assert uptodate.distributions([str(tmp_path), str(tmp_path / "gone")]) == [
+        f"{tmp_path}/numpy-2.0.0.dist-info",
+        f"{tmp_path}/old-1.0.egg-info",
+    ]
+
+
+def test_the_record_holds_only_for_its_key_and_the_site_it_saw(tmp_path):
+    build = tmp_path / "_build"
+    page = build / "html" / "guide" / "a.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<p>a</p>", encoding="utf-8")
+    assert not uptodate.holds(build, "k")  # no record yet
+    uptodate.record(build, "k")
+    assert uptodate.holds(build, "k")
+    assert not uptodate.holds(build, "other")
+    later(page, "<p>b</p>")  # edited by hand: same size, another time
+    assert not uptodate.holds(build, "k")
+    uptodate.record(build, "k")
+    (build / "html" / "extra.html").write_text("", encoding="utf-8")
+    assert not uptodate.holds(build, "k")
+    uptodate.record(build, "k")
+    page.unlink()
+    assert not uptodate.holds(build, "k")
+    uptodate.record(build, "k")
+    assert json.loads((build / uptodate.RECORD).read_text())["inputs"] == "k"
+    (build / uptodate.RECORD).write_text("{not json", encoding="utf-8")
+    assert not uptodate.holds(build, "k")
+    uptodate.record(build, "k")
+    uptodate.forget(build)
+    assert not uptodate.holds(build, "k")
+
+
+@pytest.mark.build
+def test_make_html_does_nothing_only_while_nothing_changed(tmp_path):
+    """The store is filled, Sphinx runs and the record is kept; then nothing changed: nothing runs.
+    An edit, a site file deleted by hand and a failure each run Sphinx, and a failure again on the
+    next build: a failure is never taken for a good build."""
+    book = Book(tmp_path)
+    snippet = book.snippet("a/show.py", "print('first output')\n")
+    book.page("a", "a/show.py")
+    first = book.make_html()
+    assert first.returncode == 0 and NOTHING_TO_DO not in first.output, first.output
+    assert "build succeeded" in first.output and "first output" in first.page("a")
+
+    start = time.perf_counter()
+    again = book.make_html()
+    assert again.returncode == 0 and NOTHING_TO_DO in again.output, again.output
+    assert "reading sources" not in again.output and "executing" not in again.output
+    assert time.perf_counter() - start < 10  # no kernel, no Sphinx
+
+    os.utime(snippet)  # touched, not changed
+    assert NOTHING_TO_DO in book.make_html().output
+
+    later(snippet, "print('second output')\n")
+    edited = book.make_html()
+    assert edited.returncode == 0 and NOTHING_TO_DO not in edited.output, edited.output
+    assert "second output" in edited.page("a") and "first output" not in edited.page("a")
+
+    (edited.html / "guide" / "a.html").unlink()
+    restored = book.make_html()
+    assert restored.returncode == 0 and NOTHING_TO_DO not in restored.output, restored.output
+    assert "second output" in restored.page("a")
+
+    later(snippet, "raise ValueError('broken on purpose')\n")
+    for attempt in range(2):
+        failed = book.make_html()
+        assert failed.returncode != 0 and NOTHING_TO_DO not in failed.output, (attempt, failed.output)
+        assert "ValueError" in failed.output
+        assert not (tmp_path / "_build" / uptodate.RECORD).exists()
