@@ -4,15 +4,20 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+# Python code runs only while tracing: each branch notes that it was traced.
+traced = []
+
 
 def positive_branch(x):
-    """sqrt(x), announcing itself. Scalar -> scalar."""
+    """sqrt(x), announcing itself when traced and run. Scalar -> scalar."""
+    traced.append("positive")
     jax.debug.print("    positive branch ran")
     return jnp.sqrt(x)
 
 
 def negative_branch(x):
-    """-x, announcing itself. Scalar -> scalar."""
+    """-x, announcing itself when traced and run. Scalar -> scalar."""
+    traced.append("negative")
     jax.debug.print("    negative branch ran")
     return -x
 
@@ -25,6 +30,7 @@ def f(x):
 f_jit = jax.jit(f)
 print("f(4.0):")
 print("   ", f_jit(4.0))
+print("traced by the first call:", traced)
 print("f(-3.0):")
 print("   ", f_jit(-3.0))
 print("primitives:", [e.primitive.name for e in jax.make_jaxpr(f)(4.0).eqns])
