@@ -12,6 +12,7 @@ a TCP port.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import queue
@@ -28,14 +29,25 @@ START_TIMEOUT = 120
 RUN_TIMEOUT = 900
 
 
-def kernel_environment(root: Path) -> dict:
-    """The environment in which the book's kernel starts for the book at ``root``."""
+def kernel_environment(root: Path, home: Path) -> dict:
+    """The environment in which the book's kernel starts for the book at ``root``, with the
+    folder ``home`` of its own. The user's settings, which no key holds, do not reach it: IPython's
+    profile and start-up files are those of an empty folder in ``home``, and matplotlib reads its
+    own default settings (in place of a ``matplotlibrc`` of the user's)."""
     env = dict(os.environ)
     env["JAXBOOK_ROOT"] = str(root)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
+    env["IPYTHONDIR"] = str(home / "ipython")
+    env["MATPLOTLIBRC"] = str(matplotlib_defaults())
     return env
+
+
+def matplotlib_defaults() -> Path:
+    """matplotlib's file of default settings, found without importing matplotlib."""
+    spec = importlib.util.find_spec("matplotlib")
+    return Path(spec.origin).parent / "mpl-data" / "matplotlibrc"
 
 
 class Kernel:
@@ -54,7 +66,7 @@ class Kernel:
             transport="ipc",
             ip=os.path.join(self._dir.name, "k"),
         )
-        self.km.start_kernel(env=kernel_environment(root), cwd=str(root))
+        self.km.start_kernel(env=kernel_environment(root, Path(self._dir.name)), cwd=str(root))
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=START_TIMEOUT)

@@ -60,3 +60,27 @@ def test_the_kernel_spec_starts_the_books_kernel():
     spec = json.loads((ROOT / "jaxbook" / "kernels" / "python3" / "kernel.json").read_text())
     assert spec["argv"][1:3] == ["-m", "jaxbook.kernel"]
     assert "kernel_provisioner" not in spec["metadata"]  # jupyter_client's own local provisioner
+
+
+def test_the_users_ipython_and_matplotlib_settings_do_not_reach_the_kernel(book, tmp_path, monkeypatch):
+    """No key holds a user's settings, so the kernel reads none: a start-up file of the user's
+    IPython profile does not run, and a matplotlibrc of the user's is not read."""
+    user = tmp_path / "user"
+    startup = user / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-user.py").write_text("import builtins\n\nbuiltins.user_startup_ran = True\n")
+    (user / "matplotlib").mkdir()
+    (user / "matplotlib" / "matplotlibrc").write_text("figure.dpi: 17\n")
+    monkeypatch.setenv("IPYTHONDIR", str(user / "ipython"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(user / "matplotlib"))
+    probe = book / "snippets" / "probe" / "settings.py"
+    probe.write_text(
+        "import builtins\n\nimport matplotlib\n\n"
+        "print(matplotlib.rcParams['figure.dpi'], hasattr(builtins, 'user_startup_ran'))\n"
+    )
+    kernel = Kernel(book)
+    try:
+        (cell,) = kernel.run_page([probe])
+    finally:
+        kernel.close()
+    assert cell.contract is None and cell.text.split() == ["100.0", "False"], cell
