@@ -11,8 +11,9 @@ import subprocess
 import threading
 from pathlib import Path
 
-#: Folders of generated files, left out of a folder's files where git cannot say what it ignores.
-GENERATED = frozenset({"_build", ".venv", "node_modules", "__pycache__", ".git"})
+#: Folders of generated files, left out of a folder's files where git cannot say what it ignores
+#: (with every folder whose name starts with a dot: caches, environments, .git).
+GENERATED = frozenset({"_build", "node_modules", "__pycache__"})
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -48,15 +49,20 @@ def write_changed(path: Path, data: bytes) -> None:
 
 def repository_files(root: Path) -> tuple[Path, ...]:
     """Every file under ``root`` that git does not ignore (tracked or not), sorted; outside a git
-    checkout, every file but those under a :data:`GENERATED` folder."""
+    checkout, every file but those in a :data:`GENERATED` folder or a folder named with a dot."""
     try:
         listed = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             cwd=root,
             capture_output=True,
             check=True,
-        ).stdout.decode()
-        files = {root / name for name in listed.split("\0") if name}
+        ).stdout
+        files = {root / os.fsdecode(name) for name in listed.split(b"\0") if name}
     except (OSError, subprocess.CalledProcessError):  # not a git checkout
-        files = {p for p in root.rglob("*") if not GENERATED & set(p.relative_to(root).parts)}
+        files = {p for p in root.rglob("*") if not any(map(generated, p.relative_to(root).parts[:-1]))}
     return tuple(sorted(p for p in files if p.is_file()))
+
+
+def generated(folder: str) -> bool:
+    """Whether a folder of this name holds generated files (outside a git checkout)."""
+    return folder in GENERATED or folder.startswith(".")

@@ -6,8 +6,8 @@ After a strict build succeeds, :func:`record` keeps beside the site (``_build/si
   of the book that git does not ignore (pages, snippets, practice problems, conf.py, the
   templates, the stylesheets, the machinery) and of the ``jaxbook`` package; the execution
   environment (:func:`jaxbook.store.environment`: JAX and its settings, the processor, the lock,
-  Python); the installed distributions; the variables the build reads (:func:`build_variables`);
-  the command line;
+  Python); the installed distributions, file by file (:func:`distributions`); the variables the
+  build reads (:func:`build_variables`); the command line;
 - each file of the site with its size and modification time.
 
 The next strict build does nothing when both still hold (:func:`holds`). Anything else runs
@@ -24,14 +24,15 @@ import hashlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from jaxbook.files import repository_files, write_atomic
 
 RECORD = "site.json"
 #: Variables the build may read besides ``JAXBOOK_*`` (the kernel's are in the execution
-#: environment): the host's site address, a fixed build date, the CI switch, the programs found.
-VARIABLES = ("CI", "PATH", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
+#: environment): the host's site address, a fixed build date, the CI switch.
+VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
 #: Variables of one test run (tests/verdicts.py, tests/conftest.py): they change nothing built.
 PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_VERDICTS", "JAXBOOK_TEST_SITE_RUN"})
 
@@ -47,29 +48,50 @@ def build_variables(environ=None) -> dict[str, str]:
 
 
 def distributions(paths: list[str] | None = None) -> list[str]:
-    """The installed distributions, as their metadata folders name them (``jax-0.9.0.dist-info``)
-    on ``paths`` (default ``sys.path``): read from the folder names, without parsing metadata."""
-    found = set()
+    """The installed distributions on ``paths`` (default ``sys.path``): each metadata folder's
+    name with a hash of its ``RECORD`` (every installed file with its own hash) and
+    ``direct_url.json``. An editable install, whose code lives elsewhere, is never up to date."""
+    found = []
     for entry in sys.path if paths is None else paths:
         try:
-            names = os.listdir(entry or ".")
+            names = sorted(os.listdir(entry or "."))
         except OSError:  # a zip file, a folder that is gone
             continue
-        found.update(f"{entry}/{n}" for n in names if n.endswith((".dist-info", ".egg-info", ".egg-link")))
-    return sorted(found)
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info", ".egg-link")):
+                continue
+            folder, digest = Path(entry or ".") / name, hashlib.sha256()
+            for part in ("RECORD", "direct_url.json"):
+                if (folder / part).is_file():
+                    digest.update((folder / part).read_bytes())
+            if editable(folder):
+                digest.update(str(time.time_ns()).encode())
+            found.append(f"{folder} {digest.hexdigest()[:16]}")
+    return found
+
+
+def editable(metadata: Path) -> bool:
+    """Whether the distribution of this metadata folder is installed in editable mode: its code
+    lives elsewhere and changes without a new install."""
+    if metadata.name.endswith(".egg-link"):
+        return True
+    try:
+        source = json.loads((metadata / "direct_url.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return bool(source.get("dir_info", {}).get("editable"))
 
 
 def inputs_key(root: Path, command: list[str], environ=None) -> str:
     """One hash of everything the strict build of the book at ``root`` by ``command`` reads."""
-    from jaxbook import store
+    from jaxbook import machinery_version, store
 
     digest = hashlib.sha256()
-    package = Path(__file__).parent
-    sources = [*repository_files(root), *sorted(package.rglob("*.py"))]
-    for path in sources:
+    for path in repository_files(root):
         content = path.read_bytes()
         digest.update(f"{path}\0{len(content)}\0".encode() + hashlib.sha256(content).digest())
     context = {
+        "machinery": machinery_version(),  # the package, wherever the book is
         "environment": store.environment(),
         "variables": build_variables(environ),
         "distributions": distributions(),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 
 import pytest
 
 from jaxbook import uptodate
+from jaxbook.files import repository_files
 from tests.helpers import Book
 
 pytestmark = pytest.mark.inputs()  # throwaway books and folders of its own
@@ -17,13 +19,18 @@ NOTHING_TO_DO = "nothing to do"
 
 
 def small_book(root):
-    """A tiny book-shaped folder: a page, a snippet, a generated file."""
+    """A tiny book in a git checkout: a page and a snippet committed, a generated file ignored."""
     (root / "guide").mkdir(parents=True)
     (root / "guide" / "a.md").write_text("# A\n", encoding="utf-8")
     (root / "snippets").mkdir()
     (root / "snippets" / "a.py").write_text("print(1)\n", encoding="utf-8")
     (root / "_build").mkdir()
     (root / "_build" / "out.txt").write_text("built\n", encoding="utf-8")
+    (root / ".gitignore").write_text("_build/\n*.log\n", encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "book"], check=True)
     return root
 
 
@@ -49,7 +56,7 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     assert key() != before
     later(root / "snippets" / "a.py", "print(1)\n")
     assert key() == before  # the content decides, not the time
-    (root / "snippets" / "b.py").write_text("", encoding="utf-8")
+    (root / "snippets" / "b.py").write_text("", encoding="utf-8")  # not committed yet
     new_file = key()
     assert new_file != before
     (root / "snippets" / "b.py").rename(root / "snippets" / "c.py")
@@ -66,19 +73,38 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     monkeypatch.setattr(uptodate, "distributions", lambda: [*installed, "/site/numpy-9.0.dist-info"])
     assert key() != before
     monkeypatch.undo()
-    # What it does not read: generated files, another shell, one test run's switches.
+    # What it does not read: generated and ignored files, another shell, one test run's switches.
     later(root / "_build" / "out.txt", "built again\n")
+    (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")
     assert key(environ={**environ, "HOME": "/home/b", "JAXBOOK_RECHECK": "1", "SHLVL": "3"}) == before
 
 
-def test_distributions_are_read_from_their_folder_names(tmp_path):
-    (tmp_path / "numpy-2.0.0.dist-info").mkdir()
-    (tmp_path / "old-1.0.egg-info").mkdir()
+def test_distributions_are_known_by_their_installed_files(tmp_path):
+    """Another build of the same version changes its RECORD (each file's hash); an editable
+    install, whose code lives elsewhere, never looks the same twice."""
+    record = tmp_path / "numpy-2.0.0.dist-info" / "RECORD"
+    record.parent.mkdir()
+    record.write_text("numpy/__init__.py,sha256=aaa,10\n", encoding="utf-8")
     (tmp_path / "numpy").mkdir()
-    assert uptodate.distributions([str(tmp_path), str(tmp_path / "gone")]) == [
-        f"{tmp_path}/numpy-2.0.0.dist-info",
-        f"{tmp_path}/old-1.0.egg-info",
-    ]
+    paths = [str(tmp_path), str(tmp_path / "gone")]
+    (found,) = uptodate.distributions(paths)
+    assert found.startswith(f"{record.parent} ") and uptodate.distributions(paths) == [found]
+    record.write_text("numpy/__init__.py,sha256=bbb,10\n", encoding="utf-8")
+    assert uptodate.distributions(paths) != [found]
+    direct = tmp_path / "mine-0.1.dist-info" / "direct_url.json"
+    direct.parent.mkdir()
+    direct.write_text('{"url": "file:///src/mine", "dir_info": {"editable": true}}', encoding="utf-8")
+    mine = [[d for d in uptodate.distributions(paths) if "mine-0.1" in d] for _ in range(2)]
+    assert len(mine[0]) == 1 and mine[0] != mine[1]
+
+
+def test_outside_git_generated_and_dot_folders_are_not_the_books(tmp_path):
+    for name in ("guide/a.md", ".ci/run", "_build/x.html", ".pytest_cache/v", "snippets/__pycache__/a.pyc"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    (tmp_path / ".readthedocs.yaml").write_text("", encoding="utf-8")
+    listed = [p.relative_to(tmp_path).as_posix() for p in repository_files(tmp_path)]
+    assert listed == [".readthedocs.yaml", "guide/a.md"]
 
 
 def test_the_record_holds_only_for_its_key_and_the_site_it_saw(tmp_path):

@@ -10,7 +10,7 @@ A test that passed is recorded in ``_build/verdicts/`` under a key made of every
   test without one the whole book (:func:`book`); a test that builds a throwaway book declares
   ``inputs()`` (no content of the book), a per-page test its page's own sources;
 - the environment (:func:`environment`): Python, the platform and CPU, the installed packages,
-  JAX's settings and every ``JAXBOOK_``/``JAX_``/``XLA_`` variable, Chromium, ``--impl``.
+  JAX's settings and every ``JAXBOOK_``/``JAX_``/``XLA_`` variable, Chromium, Java and the HTML checker, ``--impl``.
 
 On the next run a test whose key holds a passed verdict is skipped, "unchanged since it passed".
 A test may also declare inputs only known once its fixtures are set up (``@pytest.mark.built_inputs``,
@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, files, pages
+from jaxbook import ROOT, files, pages, runtime, uptodate
 from jaxbook.files import write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
@@ -47,11 +48,13 @@ root = ROOT
 RECHECK = "JAXBOOK_RECHECK"
 #: "on" in the process that enabled the plugin and its xdist workers, "off" in a nested run.
 STATE = "JAXBOOK_VERDICTS"
-#: Environment variables that can change what a test sees (besides the ones below, by prefix).
-VARIABLES = ("CI", "PATH", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "MPLBACKEND")
-PREFIXES = ("JAXBOOK_", "JAX_", "XLA_")
+#: Environment variables that can change what a test sees (besides the ones below, by prefix):
+#: the build's, the kernel's, and the programs found on the PATH.
+VARIABLES = ("PATH", *uptodate.VARIABLES, *runtime.KERNEL_VARIABLES)
+PREFIXES = ("JAXBOOK_", *runtime.KERNEL_PREFIXES)
 #: Variables of one run only (a run id, this switch itself): never part of a key.
-PER_RUN = {RECHECK, STATE, "JAXBOOK_TEST_SITE_RUN"}
+PER_RUN = uptodate.PER_RUN
+assert {RECHECK, STATE} <= PER_RUN
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 
@@ -170,9 +173,20 @@ def chromium() -> str:
     return f"{CHROMIUM} {version} {file_digest(real)}"
 
 
+def java() -> str:
+    """The Java that runs the HTML checker: its version, or that it is missing."""
+    found = shutil.which("java")
+    if not found:
+        return "missing"
+    try:
+        result = subprocess.run([found, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return f"{found}: no version"
+    return f"{os.path.realpath(found)} {result.stderr.strip()}"
+
+
 @functools.cache
 def _environment() -> str:
-    from jaxbook import runtime
 
     variables = {
         k: v for k, v in os.environ.items() if (k in VARIABLES or k.startswith(PREFIXES)) and k not in PER_RUN
@@ -189,6 +203,8 @@ def _environment() -> str:
             "variables": sorted(variables.items()),
             "packages": packages,
             "axe": file_digest(root / "node_modules" / "axe-core" / "package.json"),
+            "vnu": file_digest(root / "node_modules" / "vnu-jar" / "package.json"),
+            "java": java(),
             "chromium": chromium(),
         }
     )
