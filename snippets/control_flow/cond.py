@@ -31,6 +31,8 @@ f_jit = jax.jit(f)
 print("f(4.0):")
 print("   ", f_jit(4.0))
 print("traced by the first call:", traced)
+program = f_jit.lower(4.0).compile().as_text()  # what XLA compiled
+print("compiled: sqrt", "sqrt(" in program, "| negate", "negate(" in program)
 print("f(-3.0):")
 print("   ", f_jit(-3.0))
 print("primitives:", [e.primitive.name for e in jax.make_jaxpr(f)(4.0).eqns])
