@@ -24,6 +24,10 @@ leaves = jax.tree.leaves(mlp)
 print("array leaves:", sum(eqx.is_array(leaf) for leaf in leaves))
 others = [leaf.__name__ for leaf in leaves if not eqx.is_array(leaf)]
 print("other leaves:", others)
+try:
+    jax.grad(loss)(mlp, x, y)  # the functions are leaves as well
+except TypeError as err:
+    print("jax.grad on the MLP: TypeError,", str(err).rsplit("'> ", 1)[-1])
 
 params, static = eqx.partition(mlp, eqx.is_array)
 print("params leaves:", len(jax.tree.leaves(params)))

@@ -22,4 +22,5 @@ same = [
     bool((jax.random.key_data(jax.random.fold_in(root, i)) == c).all())
     for i, c in enumerate(children)
 ]
+print("jax_threefry_partitionable:", jax.config.jax_threefry_partitionable)
 print("fold_in(root, i) == split(root, 4)[i]:", same)

@@ -12,3 +12,13 @@ def add_noise(x):
 
 
 print("three calls:", [float(add_noise(0.0)) for _ in range(3)])
+
+
+@jax.jit
+def add_keyed_noise(x, key):
+    """Add Gaussian noise drawn with key. x: (), key -> ()."""
+    return x + jax.random.normal(key)
+
+
+keys = jax.random.split(jax.random.key(0), 3)
+print("three keys:", [round(float(add_keyed_noise(0.0, k)), 4) for k in keys])

@@ -48,6 +48,7 @@ for _ in range(STEPS):
 losses, lrs = (np.asarray(jnp.stack(v)) for v in zip(*log))
 for step in (0, 30, 150, 299):
     print(f"step {step:3d}  lr {lrs[step]:.4f}  loss {losses[step]:.4f}")
+print("rate 0: loss before step 1 == before step 0:", losses[1] == losses[0])
 print(
     "lr used = schedule(step) at every step:",
     np.allclose(lrs, schedule(np.arange(STEPS))),
