@@ -24,3 +24,5 @@ with jax.set_mesh(mesh):  # the mesh for every bare PartitionSpec below
 
     print("reshard outside jit:", jax.typeof(jax.reshard(c, P())))
     print("reshard inside jit: ", jax.typeof(replicate(c)))
+    program = replicate.lower(c).compile().as_text()
+    print("replicate compiles to an all-gather:", "all-gather(" in program)
