@@ -37,10 +37,9 @@ def temp_kib(steps, body):
     return compiled.memory_analysis().temp_size_in_bytes / 2**10
 
 
+# the growth per step (the fixed part depends on the compiler's choices)
 kib = {n: [temp_kib(n, body) for body in BODIES] for n in LENGTHS}
-print("steps  temp KiB:" + "".join(f"{body:>12}" for body in BODIES))
-for n, row in kib.items():
-    print(f"{n:5d}  {'':9}" + "".join(f"{k:12.0f}" for k in row))
-first, last = LENGTHS[0], LENGTHS[-1]
-per_step = [(b - a) / (last - first) for a, b in zip(kib[first], kib[last])]
-print("KiB per step:   " + "".join(f"{k:12.1f}" for k in per_step))
+for n, m in zip(LENGTHS, LENGTHS[1:]):
+    grown = [(b - a) / (m - n) for a, b in zip(kib[n], kib[m])]
+    row = ", ".join(f"{body} {k:.1f}" for body, k in zip(BODIES, grown))
+    print(f"KiB per step from {n} to {m} steps: {row}")

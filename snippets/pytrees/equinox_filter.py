@@ -11,7 +11,7 @@ def loss(model, x, y):
 @eqx.filter_jit  # traces the arrays, passes everything else as static
 def sgd_step(model, x, y):
     """One gradient-descent step on the model's arrays only."""
-    grads = eqx.filter_grad(loss)(model, x, y)  # None for non-arrays
+    grads = eqx.filter_grad(loss)(model, x, y)  # None for non-float leaves
     return eqx.apply_updates(model, jax.tree.map(lambda g: -0.1 * g, grads))
 
 
@@ -33,5 +33,7 @@ params, static = eqx.partition(mlp, eqx.is_array)
 print("params leaves:", len(jax.tree.leaves(params)))
 print("static leaves:", len(jax.tree.leaves(static)))
 print("combine restores it:", eqx.tree_equal(eqx.combine(params, static), mlp))
+grads = eqx.filter_grad(loss)(mlp, x, y)
+print("filter_grad, activation:", grads.activation)
 new = sgd_step(mlp, x, y)
 print(f"loss {loss(mlp, x, y):.3f} -> {loss(new, x, y):.3f}")

@@ -16,11 +16,17 @@ print(
 )
 print("step 8, layer 2:", jax.random.uniform(dropout_key(8, 2), (3,)))
 
-# fold_in(key, i) and split(key, n)[i] derive the same key here
-children = jax.random.key_data(jax.random.split(root, 4))
-same = [
-    bool((jax.random.key_data(jax.random.fold_in(root, i)) == c).all())
-    for i, c in enumerate(children)
-]
+
+def fold_equals_split(key):
+    """For i in 0..3: whether fold_in(key, i) == split(key, 4)[i]."""
+    children = jax.random.key_data(jax.random.split(key, 4))
+    folded = [
+        jax.random.key_data(jax.random.fold_in(key, i)) for i in range(4)
+    ]
+    return [bool((f == c).all()) for f, c in zip(folded, children)]
+
+
 print("jax_threefry_partitionable:", jax.config.jax_threefry_partitionable)
-print("fold_in(root, i) == split(root, 4)[i]:", same)
+print("fold_in(root, i) == split(root, 4)[i]:", fold_equals_split(root))
+with jax.threefry_partitionable(False):
+    print("with the setting off:", fold_equals_split(jax.random.key(0)))

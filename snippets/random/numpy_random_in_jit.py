@@ -14,11 +14,17 @@ def add_noise(x):
 print("three calls:", [float(add_noise(0.0)) for _ in range(3)])
 
 
+traces = 0  # Python runs only while jit traces
+
+
 @jax.jit
 def add_keyed_noise(x, key):
     """Add Gaussian noise drawn with key. x: (), key -> ()."""
+    global traces
+    traces += 1
     return x + jax.random.normal(key)
 
 
 keys = jax.random.split(jax.random.key(0), 3)
 print("three keys:", [round(float(add_keyed_noise(0.0, k)), 4) for k in keys])
+print("traced:", traces, "time(s)")
