@@ -4,14 +4,8 @@ from jax import lax
 from jax.sharding import PartitionSpec as P
 
 from snippets.sharded_training._mlp import batch, init, loss
+from snippets.sharding._hlo import collectives
 
-COLLECTIVES = (
-    "all-gather",
-    "reduce-scatter",
-    "all-reduce",
-    "all-to-all",
-    "collective-permute",
-)
 mesh = jax.make_mesh((8,), ("data",))
 
 
@@ -47,7 +41,7 @@ print(
     "| reduce_scatter",
     "reduce_scatter" in jaxpr,
 )
-print("compiled:", [c for c in COLLECTIVES if f" {c}(" in hlo])
+print("compiled:", collectives(hlo))
 one = jax.grad(loss)(params, x, y)
 close = jax.tree.map(lambda a, b: jnp.allclose(a, b, atol=1e-6), grads, one)
 print("equals the one-device gradient:", jax.tree.all(close))

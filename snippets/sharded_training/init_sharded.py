@@ -3,8 +3,8 @@ import jax.numpy as jnp
 from jax.sharding import NamedSharding
 
 from snippets.sharded_training._mlp import SPECS, init
+from snippets.sharding._hlo import collectives
 
-COLLECTIVES = ("all-reduce", "all-gather", "all-to-all", "collective-permute")
 mesh = jax.make_mesh((4, 2), ("data", "model"))
 
 # Shapes and dtypes only: init is traced, nothing is computed or stored.
@@ -20,6 +20,6 @@ with jax.set_mesh(mesh):
     hlo = init_sharded.lower(jax.random.key(0)).compile().as_text()
 
 print("w1:", jax.typeof(params["w1"]), "| w2:", jax.typeof(params["w2"]))
-print("collectives in init:", [c for c in COLLECTIVES if c in hlo])
+print("collectives in init:", collectives(hlo))
 same = jax.tree.map(jnp.allclose, params, jax.jit(init)(jax.random.key(0)))
 print("same values as on one device:", jax.tree.all(same))

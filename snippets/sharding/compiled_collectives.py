@@ -2,6 +2,8 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+from snippets.sharding._hlo import collective_lines
+
 mesh = jax.make_mesh((8,), ("data",))
 kx, kw = jax.random.split(jax.random.key(0))
 x = jax.device_put(
@@ -22,25 +24,12 @@ def loss(w, x, y):
     return jnp.mean((predict(w, x) - y) ** 2)
 
 
-COLLECTIVES = (
-    "all-reduce(",
-    "all-gather(",
-    "reduce-scatter(",
-    "collective-permute(",
-    "all-to-all(",
-)
-
 for name, fn, args in [
     ("predict", predict, (w, x)),
     ("loss", loss, (w, x, y)),
     ("grad(loss)", jax.grad(loss), (w, x, y)),
 ]:
-    hlo = jax.jit(fn).lower(*args).compile().as_text()
-    lines = [
-        line.strip()
-        for line in hlo.splitlines()
-        if any(c in line for c in COLLECTIVES)
-    ]
+    lines = collective_lines(jax.jit(fn).lower(*args).compile().as_text())
     print(f"{name}: {len(lines)} collective op(s)")
     for line in lines:
         print("   ", line.split(", channel_id")[0])

@@ -2,6 +2,8 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
 
+from snippets.sharding._hlo import collectives
+
 mesh = jax.make_mesh((8,), ("data",))
 with jax.set_mesh(mesh):  # the mesh for every bare PartitionSpec below
     a = jax.device_put(jnp.ones((16, 32)), P(None, "data"))
@@ -25,4 +27,4 @@ with jax.set_mesh(mesh):  # the mesh for every bare PartitionSpec below
     print("reshard outside jit:", jax.typeof(jax.reshard(c, P())))
     print("reshard inside jit: ", jax.typeof(replicate(c)))
     program = replicate.lower(c).compile().as_text()
-    print("replicate compiles to an all-gather:", "all-gather(" in program)
+    print("replicate compiles to:", collectives(program))
