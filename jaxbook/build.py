@@ -63,6 +63,12 @@ UP_TO_DATE = (
 )
 
 
+NOT_RECORDED = (
+    "jaxbook: the next make html builds again: a file changed during this build, or an "
+    "installed distribution is editable or unreadable (jaxbook/uptodate.py)"
+)
+
+
 def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     """``make html``: the strict build of the book at ``root`` into ``build`` (default
     ``root/_build``), unless the site there is up to date (:mod:`jaxbook.uptodate`). Its exit status."""
@@ -86,6 +92,8 @@ def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     status = subprocess.call(command, cwd=root)
     if status == 0 and uptodate.inputs_key(root, command) == key:  # not edited meanwhile
         uptodate.record(build, key)
+    elif status == 0:
+        print(NOT_RECORDED)
     return status
 
 

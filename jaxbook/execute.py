@@ -12,7 +12,6 @@ a TCP port.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import queue
@@ -31,23 +30,22 @@ RUN_TIMEOUT = 900
 
 def kernel_environment(root: Path, home: Path) -> dict:
     """The environment in which the book's kernel starts for the book at ``root``, with the
-    folder ``home`` of its own. The user's settings, which no key holds, do not reach it: IPython's
-    profile and start-up files are those of an empty folder in ``home``, and matplotlib reads its
-    own default settings (in place of a ``matplotlibrc`` of the user's)."""
-    env = dict(os.environ)
+    folder ``home`` of its own (:func:`without_user_settings`)."""
+    env = without_user_settings(dict(os.environ), home)
     env["JAXBOOK_ROOT"] = str(root)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
-    env["IPYTHONDIR"] = str(home / "ipython")
-    env["MATPLOTLIBRC"] = str(matplotlib_defaults())
     return env
 
 
-def matplotlib_defaults() -> Path:
-    """matplotlib's file of default settings, found without importing matplotlib."""
-    spec = importlib.util.find_spec("matplotlib")
-    return Path(spec.origin).parent / "mpl-data" / "matplotlibrc"
+def without_user_settings(env: dict, home: Path) -> dict:
+    """``env`` for a Jupyter kernel that reads none of the user's settings, which no key holds:
+    IPython's profile and start-up files are those of an empty folder in ``home``, and matplotlib
+    reads an empty ``matplotlibrc`` there (its defaults) in place of the user's."""
+    (home / "ipython").mkdir(parents=True, exist_ok=True)
+    (home / "matplotlibrc").write_text("", encoding="utf-8")
+    return {**env, "IPYTHONDIR": str(home / "ipython"), "MATPLOTLIBRC": str(home / "matplotlibrc")}
 
 
 class Kernel:

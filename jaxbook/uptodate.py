@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from jaxbook.files import repository_files, write_atomic
@@ -49,8 +48,9 @@ def build_variables(environ=None) -> dict[str, str]:
 
 def distributions(paths: list[str] | None = None) -> list[str]:
     """The installed distributions on ``paths`` (default ``sys.path``): each metadata folder's
-    name with a hash of its ``RECORD`` (every installed file with its own hash) and
-    ``direct_url.json``. An editable install, whose code lives elsewhere, is never up to date."""
+        name with a hash of its ``RECORD`` (every installed file with its own hash) and
+        ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be read,
+    is never up to date."""
     found = []
     for entry in sys.path if paths is None else paths:
         try:
@@ -61,11 +61,15 @@ def distributions(paths: list[str] | None = None) -> list[str]:
             if not name.endswith((".dist-info", ".egg-info", ".egg-link")):
                 continue
             folder, digest = Path(entry or ".") / name, hashlib.sha256()
-            for part in ("RECORD", "direct_url.json"):
-                if (folder / part).is_file():
-                    digest.update((folder / part).read_bytes())
-            if editable(folder):
-                digest.update(str(time.time_ns()).encode())
+            try:
+                for part in ("RECORD", "direct_url.json"):
+                    if (folder / part).is_file():
+                        digest.update((folder / part).read_bytes())
+                known = not editable(folder)
+            except OSError:  # unreadable: not known either
+                known = False
+            if not known:  # a key that never repeats
+                digest.update(os.urandom(16))
             found.append(f"{folder} {digest.hexdigest()[:16]}")
     return found
 
@@ -95,7 +99,7 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
         "environment": store.environment(),
         "variables": build_variables(environ),
         "distributions": distributions(),
-        "python": [sys.executable, sys.version],
+        "python": [sys.executable, sys.version, sys.path],  # code outside distributions too
         "command": command,
     }
     digest.update(json.dumps(context, sort_keys=True).encode())

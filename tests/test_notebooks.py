@@ -39,6 +39,7 @@ from jaxbook import ROOT, compare, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.downloads import DIRECTIVE, requirement_cells, source
+from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import verdicts
@@ -76,7 +77,7 @@ def reader_env(folder: Path) -> dict:
         if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))
     }
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
-    return env
+    return without_user_settings(env, folder / "home")
 
 
 def role(cell) -> str | None:

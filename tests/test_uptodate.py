@@ -27,7 +27,8 @@ def small_book(root):
     (root / "_build").mkdir()
     (root / "_build" / "out.txt").write_text("built\n", encoding="utf-8")
     (root / ".gitignore").write_text("_build/\n*.log\n", encoding="utf-8")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
+    git = ["git", *(f for s in settings for f in ("-c", s)), "-C", str(root)]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "book"], check=True)
@@ -44,6 +45,8 @@ def later(path, text):
 def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     root = small_book(tmp_path)
     command = ["sphinx", "-b", "html", str(root)]
+    installed = ["/site/numpy-2.0.dist-info 0123"]  # what is installed here is not the test's
+    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
     environ = {"HOME": "/home/a", "JAXBOOK_JOBS": "2"}
 
     def key(**changes):
@@ -69,10 +72,13 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     monkeypatch.setenv("JAX_ENABLE_X64", "1")  # the kernel's settings (jaxbook.store.environment)
     assert key() != before
     monkeypatch.delenv("JAX_ENABLE_X64")
-    installed = uptodate.distributions()
-    monkeypatch.setattr(uptodate, "distributions", lambda: [*installed, "/site/numpy-9.0.dist-info"])
+    monkeypatch.setattr(uptodate, "distributions", lambda: [*installed, "/site/jax-9.0.dist-info 4567"])
     assert key() != before
+    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
+    monkeypatch.setattr(uptodate.sys, "path", [*uptodate.sys.path, "/src/checkout"])
+    assert key() != before  # code outside any distribution
     monkeypatch.undo()
+    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
     # What it does not read: generated and ignored files, another shell, one test run's switches.
     later(root / "_build" / "out.txt", "built again\n")
     (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")

@@ -174,15 +174,13 @@ def chromium() -> str:
 
 
 def java() -> str:
-    """The Java that runs the HTML checker: its version, or that it is missing."""
+    """The Java that runs the HTML checker: its program and that program's hash (a new JDK is a
+    new program; no Java is started), or that it is missing."""
     found = shutil.which("java")
     if not found:
         return "missing"
-    try:
-        result = subprocess.run([found, "-version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return f"{found}: no version"
-    return f"{os.path.realpath(found)} {result.stderr.strip()}"
+    real = Path(os.path.realpath(found))
+    return f"{real} {file_digest(real)}"
 
 
 @functools.cache
