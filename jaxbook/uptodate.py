@@ -36,21 +36,22 @@ VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOC
 PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_VERDICTS", "JAXBOOK_TEST_SITE_RUN"})
 
 
-def build_variables(environ=None) -> dict[str, str]:
-    """The variables of ``environ`` (default ``os.environ``) the build reads, sorted by name."""
+def build_variables(environ=None, names=VARIABLES, prefixes=("JAXBOOK_",)) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) the build reads (``names``, and any
+    starting with one of ``prefixes``), but those of one test run (:data:`PER_RUN`), sorted by name."""
     env = os.environ if environ is None else environ
     return {
         name: env[name]
         for name in sorted(env)
-        if (name.startswith("JAXBOOK_") or name in VARIABLES) and name not in PER_RUN
+        if (name.startswith(prefixes) or name in names) and name not in PER_RUN
     }
 
 
 def distributions(paths: list[str] | None = None) -> list[str]:
     """The installed distributions on ``paths`` (default ``sys.path``): each metadata folder's
-        name with a hash of its ``RECORD`` (every installed file with its own hash) and
-        ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be read,
-    is never up to date."""
+    name with a hash of its ``RECORD`` (every installed file with its own hash) and
+    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
+    read, is never up to date."""
     found = []
     for entry in sys.path if paths is None else paths:
         try:

@@ -185,10 +185,7 @@ def java() -> str:
 
 @functools.cache
 def _environment() -> str:
-
-    variables = {
-        k: v for k, v in os.environ.items() if (k in VARIABLES or k.startswith(PREFIXES)) and k not in PER_RUN
-    }
+    variables = uptodate.build_variables(os.environ, VARIABLES, PREFIXES)
     packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
     return json.dumps(
         {
