@@ -30,12 +30,14 @@ RUN_TIMEOUT = 900
 
 def kernel_environment(root: Path, home: Path) -> dict:
     """The environment in which the book's kernel starts for the book at ``root``, with the
-    folder ``home`` of its own (:func:`without_user_settings`)."""
-    env = without_user_settings(dict(os.environ), home)
+    folder ``home`` of its own (:func:`without_user_settings`). None of the user's ``PYTHON*``
+    variables reaches it: no key holds them, and each can change an output (``PYTHONPATH``
+    another JAX or a ``sitecustomize``, ``PYTHONOPTIMIZE`` every ``assert``, ``PYTHONWARNINGS``
+    which warnings show). Its ``PYTHONPATH`` is this repository, for :mod:`jaxbook.kernel`."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
+    env = without_user_settings(env, home)
     env["JAXBOOK_ROOT"] = str(root)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    )
+    env["PYTHONPATH"] = str(ROOT)
     return env
 
 

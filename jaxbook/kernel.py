@@ -274,7 +274,14 @@ def new_page(shell, baseline: Baseline) -> None:
 
 def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
+    from IPython.core import application
 
+    # IPython reads configuration from its profile (an empty folder of the kernel's own,
+    # jaxbook.execute.without_user_settings) and from folders of the machine and of the Python
+    # environment (/etc/ipython, /usr/local/etc/ipython, sys.prefix/etc/ipython), whose files
+    # could run code before every snippet (exec_lines) and which no key holds: not those.
+    application.SYSTEM_CONFIG_DIRS.clear()
+    application.ENV_CONFIG_DIRS.clear()
     app = IPKernelApp.instance()
     app.initialize(sys.argv[1:])
     install(app.shell)

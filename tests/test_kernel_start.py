@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,35 @@ def test_the_users_ipython_and_matplotlib_settings_do_not_reach_the_kernel(book,
     finally:
         kernel.close()
     assert cell.contract is None and cell.text.split() == ["100.0", "False"], cell
+
+
+def test_the_users_python_variables_and_the_machines_ipython_folders_do_not_reach_the_kernel(
+    book, tmp_path, monkeypatch
+):
+    """No key holds them: a module on the user's ``PYTHONPATH`` is not importable, the user's
+    ``PYTHONOPTIMIZE`` does not strip asserts, and IPython reads its configuration and start-up
+    files from the kernel's own empty profile only (not /etc/ipython, /usr/local/etc/ipython or
+    the environment's etc/ipython)."""
+    user = tmp_path / "user-path"
+    user.mkdir()
+    (user / "user_module.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(user))
+    monkeypatch.setenv("PYTHONOPTIMIZE", "1")
+    probe = book / "snippets" / "probe" / "python.py"
+    probe.write_text(
+        "import importlib.util\nimport json\n\n"
+        "from IPython.core import application\nfrom ipykernel.kernelapp import IPKernelApp\n\n"
+        "print(json.dumps([importlib.util.find_spec('user_module') is not None, __debug__,\n"
+        "    application.SYSTEM_CONFIG_DIRS + application.ENV_CONFIG_DIRS,\n"
+        "    IPKernelApp.instance().config_file_paths]))\n"
+    )
+    kernel = Kernel(book)
+    try:
+        (cell,) = kernel.run_page([probe])
+        home = kernel._dir.name
+    finally:
+        kernel.close()
+    assert cell.contract is None, cell
+    found, debug, machine, paths = json.loads(cell.text)
+    assert (found, debug, machine) == (False, True, []), cell.text
+    assert paths and all(Path(p).is_relative_to(home) for p in paths), (paths, home)
