@@ -1,7 +1,7 @@
 """Writes that are all or nothing: whoever reads the file, in this process or another, finds it
 as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
 hash of the code that made a kept file (:func:`code_digest`); the files of a repository
-(:func:`repository_files`)."""
+(:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import hashlib
 import os
 import subprocess
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 #: Folders of generated files, left out of a folder's files where git cannot say what it ignores
@@ -66,3 +67,36 @@ def repository_files(root: Path) -> tuple[Path, ...]:
 def generated(folder: str) -> bool:
     """Whether a folder of this name holds generated files (outside a git checkout)."""
     return folder in GENERATED or folder.startswith(".")
+
+
+_hashes: dict[Path, tuple[int, int, str]] = {}
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of ``path``'s content ("missing" when there is none), read once per process while
+    its modification time and size stay the same."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return "missing"
+    cached = _hashes.get(path)
+    if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+        return cached[2]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    _hashes[path] = (stat.st_mtime_ns, stat.st_size, digest)
+    return digest
+
+
+def name_under(path: Path, root: Path) -> str:
+    """``path`` under ``root``, or in full when it is elsewhere."""
+    text, prefix = str(path), f"{root}/"
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def files_digest(paths: Iterable[Path], root: Path) -> str:
+    """One hash of the names (under ``root``) and contents of ``paths``: a touch changes
+    nothing, a changed byte, a new, renamed or deleted file changes it."""
+    digest = hashlib.sha256()
+    for path in sorted(set(paths), key=str):
+        digest.update(f"{name_under(path, root)}\0{file_digest(path)}\n".encode())
+    return digest.hexdigest()

@@ -26,7 +26,7 @@ import os
 import sys
 from pathlib import Path
 
-from jaxbook.files import repository_files, write_atomic
+from jaxbook.files import files_digest, repository_files, write_atomic
 
 RECORD = "site.json"
 #: Variables the build may read besides ``JAXBOOK_*`` (the kernel's are in the execution
@@ -91,11 +91,8 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
     """One hash of everything the strict build of the book at ``root`` by ``command`` reads."""
     from jaxbook import machinery_version, store
 
-    digest = hashlib.sha256()
-    for path in repository_files(root):
-        content = path.read_bytes()
-        digest.update(f"{path}\0{len(content)}\0".encode() + hashlib.sha256(content).digest())
     context = {
+        "files": files_digest(repository_files(root), root),
         "machinery": machinery_version(),  # the package, wherever the book is
         "environment": store.environment(),
         "variables": build_variables(environ),
@@ -103,8 +100,7 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
         "python": [sys.executable, sys.version, sys.path],  # code outside distributions too
         "command": command,
     }
-    digest.update(json.dumps(context, sort_keys=True).encode())
-    return digest.hexdigest()
+    return hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()
 
 
 def site_files(html: Path) -> dict[str, list[int]]:

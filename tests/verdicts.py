@@ -41,7 +41,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT, files, pages, runtime, uptodate
-from jaxbook.files import write_atomic
+from jaxbook.files import file_digest, write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
 root = ROOT
@@ -116,37 +116,14 @@ def _listed_under(prefix: str) -> tuple[Path, ...]:
     return tuple(p for p in repository_files() if str(p).startswith(prefix))
 
 
-_hashes: dict[Path, tuple[int, int, str]] = {}
-
-
-def file_digest(path: Path) -> str:
-    """sha256 of ``path``'s content ("missing" when there is none), once per process while its
-    modification time and size stay the same."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return "missing"
-    cached = _hashes.get(path)
-    if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
-        return cached[2]
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    _hashes[path] = (stat.st_mtime_ns, stat.st_size, digest)
-    return digest
-
-
 def name(path: Path) -> str:
     """``path`` under the repository, or in full when it is elsewhere."""
-    text = str(path)
-    prefix = f"{root}/"
-    return text[len(prefix) :] if text.startswith(prefix) else text
+    return files.name_under(path, root)
 
 
 def files_digest(paths: Iterable[Path]) -> str:
     """One hash of the names and contents of ``paths``."""
-    digest = hashlib.sha256()
-    for path in sorted(set(paths), key=str):
-        digest.update(f"{name(path)}\0{file_digest(path)}\n".encode())
-    return digest.hexdigest()
+    return files.files_digest(paths, root)
 
 
 @functools.cache
