@@ -169,6 +169,21 @@ def test_a_changed_environment_variable_rechecks_every_test(fresh):
     assert fresh.run(XLA_FLAGS="--xla_cpu_enable_fast_math=false")[0] == EVERY
 
 
+def test_a_reinstalled_distribution_rechecks_every_test(fresh, tmp_path):
+    """A package rebuilt under the same name and version (its files differ: so does RECORD,
+    which lists each with its hash) is another input."""
+    site = tmp_path / "site"
+    info = site / "demo_lib-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-lib\nVersion: 1.0\n")
+    (info / "RECORD").write_text("demo_lib.py,sha256=one,10\n")
+    path = os.pathsep.join([str(ROOT), str(site)])
+    assert fresh.run(PYTHONPATH=path)[0] == EVERY
+    assert fresh.run(PYTHONPATH=path)[0] == set()
+    (info / "RECORD").write_text("demo_lib.py,sha256=two,10\n")
+    assert fresh.run(PYTHONPATH=path)[0] == EVERY
+
+
 def test_a_failed_test_is_checked_again_until_it_passes(fresh):
     fresh.write("guide/fail.md", "# Fail\n")
     ran, output = fresh.run()

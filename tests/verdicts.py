@@ -9,7 +9,8 @@ A test that passed is recorded in ``_build/verdicts/`` under a key made of every
   repository) or functions of the test item returning paths. ``tests/conftest.py`` gives every
   test without one the whole book (:func:`book`); a test that builds a throwaway book declares
   ``inputs()`` (no content of the book), a per-page test its page's own sources;
-- the environment (:func:`environment`): Python, the platform and CPU, the installed packages,
+- the environment (:func:`environment`): Python, the platform and CPU, the installed packages (by their
+  ``RECORD``: each installed file with its hash; an editable install never repeats),
   JAX's settings and every ``JAXBOOK_``/``JAX_``/``XLA_`` variable, Chromium, Java and the HTML checker, ``--impl``.
 
 On the next run a test whose key holds a passed verdict is skipped, "unchanged since it passed".
@@ -35,7 +36,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -163,7 +163,6 @@ def java() -> str:
 @functools.cache
 def _environment() -> str:
     variables = uptodate.build_variables(os.environ, VARIABLES, PREFIXES)
-    packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
     return json.dumps(
         {
             "python": sys.version,
@@ -173,7 +172,7 @@ def _environment() -> str:
             "cores": os.cpu_count(),
             "root": str(root),
             "variables": sorted(variables.items()),
-            "packages": packages,
+            "packages": uptodate.distributions(),  # by content: never the same for an editable one
             "axe": file_digest(root / "node_modules" / "axe-core" / "package.json"),
             "vnu": file_digest(root / "node_modules" / "vnu-jar" / "package.json"),
             "java": java(),
