@@ -1,11 +1,13 @@
 """Writes that are all or nothing: whoever reads the file, in this process or another, finds it
 as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
 hash of the code that made a kept file (:func:`code_digest`); the files of a repository
-(:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`)."""
+(:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`); the
+installed distributions, known by their files (:func:`installed`)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import threading
@@ -100,3 +102,43 @@ def files_digest(paths: Iterable[Path], root: Path) -> str:
     for path in sorted(set(paths), key=str):
         digest.update(f"{name_under(path, root)}\0{file_digest(path)}\n".encode())
     return digest.hexdigest()
+
+
+def installed(paths: Iterable[str]) -> list[tuple[Path, str]]:
+    """The installed distributions on ``paths`` (entries of ``sys.path``), each as its metadata
+    folder and a hash of its ``RECORD`` (every installed file with its own hash) and
+    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
+    read, gets a hash that never repeats."""
+    found = []
+    for entry in paths:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:  # a zip file, a folder that is gone
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info", ".egg-link")):
+                continue
+            folder, digest = Path(entry or ".") / name, hashlib.sha256()
+            try:
+                for part in ("RECORD", "direct_url.json"):
+                    if (folder / part).is_file():
+                        digest.update((folder / part).read_bytes())
+                known = not editable(folder)
+            except OSError:  # unreadable: not known either
+                known = False
+            if not known:  # a key that never repeats
+                digest.update(os.urandom(16))
+            found.append((folder, digest.hexdigest()[:16]))
+    return found
+
+
+def editable(metadata: Path) -> bool:
+    """Whether the distribution of this metadata folder is installed in editable mode: its code
+    lives elsewhere and changes without a new install."""
+    if metadata.name.endswith(".egg-link"):
+        return True
+    try:
+        source = json.loads((metadata / "direct_url.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return bool(source.get("dir_info", {}).get("editable"))

@@ -9,7 +9,8 @@ everything that can change it (:func:`page_key`):
 - the execution machinery (:data:`MACHINERY`: the kernel, the snippet contract, the runtime; not
   the theme, the accessibility or the publishing code);
 - the environment (:func:`environment`): JAX's version and settings, the other variables the
-  kernel reads, the processor and the CPU it compiles as, the lock, the Python version.
+  kernel reads, the processor and the CPU it compiles as, the installed packages (each by its
+  ``RECORD``), the Python version.
 
 ``_build/store/<key>.json`` holds a :class:`PageResult`: for each cell, what the reader sees
 (Jupyter outputs), the normalised text compared with the ``.out`` file, and what the contract saw
@@ -29,10 +30,11 @@ import hashlib
 import json
 import os
 import platform
+import sysconfig
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from jaxbook import runtime
+from jaxbook import files, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
 
@@ -100,26 +102,38 @@ def _machinery_digest(_mtimes: tuple) -> str:
 def environment() -> str:
     """What of the environment can change an output: JAX and its settings (with the CPU it
     compiles as), the other variables the kernel reads (:func:`jaxbook.runtime.kernel_settings`),
-    the processor, the lock, Python. The build declares it too (``jaxbook_environment``): when it
-    changes, Sphinx renders every page again from the results of the new key."""
+    the processor, the installed packages (:func:`installed`), Python. The build declares it too
+    (``jaxbook_environment``): when it changes, Sphinx renders every page again from the results
+    of the new key."""
     settings = ";".join(f"{name}={value}" for name, value in runtime.kernel_settings().items())
     return (
-        f"{runtime.execution_key()};kernel={settings};cpu={runtime.cpu()};lock={runtime_lock()};"
+        f"{runtime.execution_key()};kernel={settings};cpu={runtime.cpu()};installed={installed()};"
         f"python={platform.python_version()}"
     )
 
 
-def runtime_lock() -> str:
-    """A hash of requirements.lock (the environment that was installed from it)."""
-    from jaxbook import ROOT
+def installed() -> str:
+    """A hash of the packages the kernel imports: those of its Python's environment (the user's
+    ``PYTHONPATH`` does not reach it, :func:`jaxbook.execute.kernel_environment`), each by its
+    ``RECORD``, so that another package, version or build executes every page again (an
+    editable one at every build: its code changes without a new install). Read once per process
+    while the folders holding them are unchanged."""
+    folders = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
+    return _installed(tuple((folder, _mtime(folder)) for folder in folders))
 
-    path = ROOT / "requirements.lock"
-    return _lock_digest(path, path.stat().st_mtime_ns) if path.is_file() else "none"
+
+def _mtime(folder: str) -> int | None:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
 
 
 @functools.cache
-def _lock_digest(path: Path, _mtime: int) -> str:
-    return _sha256(path)[:16]
+def _installed(folders: tuple[tuple[str, int | None], ...]) -> str:
+    found = files.installed(folder for folder, _ in folders)
+    names = "\n".join(f"{folder.name} {digest}" for folder, digest in found)
+    return hashlib.sha256(names.encode()).hexdigest()[:16]
 
 
 def inputs(snippets: list[Path], root: Path) -> dict[str, str]:

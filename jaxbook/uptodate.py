@@ -5,7 +5,7 @@ After a strict build succeeds, :func:`record` keeps beside the site (``_build/si
 - the key of everything the build reads (:func:`inputs_key`): the name and content of every file
   of the book that git does not ignore (pages, snippets, practice problems, conf.py, the
   templates, the stylesheets, the machinery) and of the ``jaxbook`` package; the execution
-  environment (:func:`jaxbook.store.environment`: JAX and its settings, the processor, the lock,
+  environment (:func:`jaxbook.store.environment`: JAX and its settings, the processor, the packages,
   Python); the installed distributions, file by file (:func:`distributions`); the variables the
   build reads (:func:`build_variables`); the command line;
 - each file of the site with its size and modification time.
@@ -26,7 +26,7 @@ import os
 import sys
 from pathlib import Path
 
-from jaxbook.files import files_digest, repository_files, write_atomic
+from jaxbook.files import files_digest, installed, repository_files, write_atomic
 
 RECORD = "site.json"
 #: Variables the build may read besides ``JAXBOOK_*`` (the kernel's are in the execution
@@ -48,43 +48,9 @@ def build_variables(environ=None, names=VARIABLES, prefixes=("JAXBOOK_",)) -> di
 
 
 def distributions(paths: list[str] | None = None) -> list[str]:
-    """The installed distributions on ``paths`` (default ``sys.path``): each metadata folder's
-    name with a hash of its ``RECORD`` (every installed file with its own hash) and
-    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
-    read, is never up to date."""
-    found = []
-    for entry in sys.path if paths is None else paths:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:  # a zip file, a folder that is gone
-            continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info", ".egg-link")):
-                continue
-            folder, digest = Path(entry or ".") / name, hashlib.sha256()
-            try:
-                for part in ("RECORD", "direct_url.json"):
-                    if (folder / part).is_file():
-                        digest.update((folder / part).read_bytes())
-                known = not editable(folder)
-            except OSError:  # unreadable: not known either
-                known = False
-            if not known:  # a key that never repeats
-                digest.update(os.urandom(16))
-            found.append(f"{folder} {digest.hexdigest()[:16]}")
-    return found
-
-
-def editable(metadata: Path) -> bool:
-    """Whether the distribution of this metadata folder is installed in editable mode: its code
-    lives elsewhere and changes without a new install."""
-    if metadata.name.endswith(".egg-link"):
-        return True
-    try:
-        source = json.loads((metadata / "direct_url.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(source.get("dir_info", {}).get("editable"))
+    """The installed distributions on ``paths`` (default ``sys.path``), each as its metadata
+    folder and the hash of its installed files (:func:`jaxbook.files.installed`)."""
+    return [f"{folder} {digest}" for folder, digest in installed(sys.path if paths is None else paths)]
 
 
 def inputs_key(root: Path, command: list[str], environ=None) -> str:

@@ -123,7 +123,7 @@ def test_editing_an_imported_helper_reexecutes_the_pages_that_import_it(book):
 )
 def test_changing_the_environment_reexecutes_and_renders_every_page(book, monkeypatch, variable, value):
     """The store's key holds the environment (JAX, its settings and the other variables the
-    kernel reads, the lock, the processor, the CPU compiled as), and so does the build's
+    kernel reads, the packages, the processor, the CPU compiled as), and so does the build's
     configuration: in another environment every page is executed and rendered again."""
     monkeypatch.setenv(variable, value)
     again = book.build()

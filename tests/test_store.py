@@ -5,6 +5,7 @@ next build trusts wrongly."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -61,8 +62,8 @@ def test_the_key_holds_every_input(book, monkeypatch):
         patch.setattr(store.runtime, "execution_key", lambda: "jax==0.0.0")
         assert key(book, "one.py", "two.py") != first  # the environment: JAX
     with monkeypatch.context() as patch:
-        patch.setattr(store, "runtime_lock", lambda: "another lock")
-        assert key(book, "one.py", "two.py") != first  # the environment: the lock
+        patch.setattr(store, "installed", lambda: "another package")
+        assert key(book, "one.py", "two.py") != first  # the environment: the installed packages
     for name, value in [("JAX_ENABLE_X64", "1"), ("XLA_CPU_DEVICES", "4"), ("MPLBACKEND", "agg")]:
         with monkeypatch.context() as patch:
             patch.setenv(name, value)
@@ -75,6 +76,22 @@ def test_the_key_holds_every_input(book, monkeypatch):
         patch.setenv("JAX_COMPILATION_CACHE_DIR", "/elsewhere")
         assert key(book, "one.py", "two.py") == first
     assert key(book, "one.py", "two.py") == first
+
+
+def test_the_installed_packages_are_known_by_their_files(tmp_path, monkeypatch):
+    """A package reinstalled from another build of the same version (pip replaces its metadata
+    folder, whose RECORD lists each file with its hash) is another environment."""
+    monkeypatch.setattr(store.sysconfig, "get_path", lambda name: str(tmp_path))
+    info = tmp_path / "optax-0.2.5.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text("optax/__init__.py,sha256=one,10\n")
+    first = store.installed()
+    assert store.installed() == first
+    shutil.rmtree(info)
+    info.mkdir()
+    (info / "RECORD").write_text("optax/__init__.py,sha256=two,10\n")
+    os.utime(tmp_path, ns=(1, 1))  # whatever the folder's clock says, it changed
+    assert store.installed() != first
 
 
 def test_the_machinery_is_the_execution_code_only():
