@@ -59,6 +59,7 @@ for label, layer in calls:
     forward(layer, x)
     print(f"{label:31} {treedef in seen!s:19} {traces:7} {compiles:9}")
     seen.append(treedef)
+jax.monitoring.unregister_event_duration_listener(count_compiles)
 
 first, second = (layer.activation for _, layer in calls[-2:])
 print("the two lambdas are ==:", first == second)
