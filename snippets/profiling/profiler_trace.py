@@ -21,10 +21,14 @@ with tempfile.TemporaryDirectory() as log_dir:
                 forward(params, x).block_until_ready()
 
     host = socket.gethostname()
-    for path in sorted(p for p in Path(log_dir).rglob("*") if p.is_file()):
-        rel = path.relative_to(log_dir)  # plugins/profile/<time stamp>/<file>
-        shown = Path(*rel.parts[:2], "<run>", rel.name.replace(host, "<host>"))
-        print(shown)  # sizes vary from run to run: the trace records timings
+    shown = []
+    for path in Path(log_dir).rglob("*"):
+        if path.is_file():
+            rel = path.relative_to(log_dir)  # plugins/profile/<stamp>/<file>
+            name = rel.name.replace(host, "<host>")
+            shown.append(Path(*rel.parts[:2], "<run>", name))
+    for path in sorted(shown):  # in the same order whatever the host's name
+        print(path)  # sizes vary from run to run: the trace records timings
 
     trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
     events = json.loads(gzip.decompress(trace_file.read_bytes()))[
