@@ -2,12 +2,13 @@
 
 import gzip
 import re
-import socket
 import tempfile
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+
+from snippets.profiling._trace import shown_name
 
 
 def mlp(params, x):
@@ -55,11 +56,8 @@ forward(params, x).block_until_ready()  # compile before tracing
 with tempfile.TemporaryDirectory() as log_dir:
     with jax.profiler.trace(log_dir, create_perfetto_trace=True):
         forward(params, x).block_until_ready()
-    host = socket.gethostname()
     files = {
-        p.name.replace(host, "<host>"): p
-        for p in Path(log_dir).rglob("*")
-        if p.is_file()
+        shown_name(p.name): p for p in Path(log_dir).rglob("*") if p.is_file()
     }
     for shown, path in sorted(files.items()):
         data = path.read_bytes()

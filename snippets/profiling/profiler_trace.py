@@ -1,12 +1,12 @@
 import gzip
 import json
-import socket
 import tempfile
 from pathlib import Path
 
 import jax
 
 from snippets.profiling._mlp import init_mlp, mlp
+from snippets.profiling._trace import shown_name
 
 params = init_mlp(jax.random.key(0), [256] * 5)
 x = jax.random.normal(jax.random.key(1), (128, 256))
@@ -20,12 +20,11 @@ with tempfile.TemporaryDirectory() as log_dir:
             with jax.profiler.TraceAnnotation("forward_step"):
                 forward(params, x).block_until_ready()
 
-    host = socket.gethostname()
     shown = []
     for path in Path(log_dir).rglob("*"):
         if path.is_file():
             rel = path.relative_to(log_dir)  # plugins/profile/<stamp>/<file>
-            name = rel.name.replace(host, "<host>")
+            name = shown_name(rel.name)
             shown.append(Path(*rel.parts[:2], "<run>", name))
     for path in sorted(shown):  # in the same order whatever the host's name
         print(path)  # sizes vary from run to run: the trace records timings

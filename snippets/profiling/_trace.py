@@ -1,0 +1,11 @@
+"""A profiler trace's file names as the page shows them, the same on any host."""
+
+import socket
+
+
+def shown_name(name: str) -> str:
+    """``name``, with the host's name that starts a trace's own files as <host>."""
+    host = socket.gethostname()
+    if name.startswith(f"{host}."):
+        return "<host>" + name[len(host) :]
+    return name
