@@ -1,10 +1,10 @@
-"""A profiler trace's file names as the page shows them, the same on any host."""
+"""A profiler trace's file names as the page shows them, on any host."""
 
 import socket
 
 
 def shown_name(name: str) -> str:
-    """``name``, with the host's name that starts a trace's own files as <host>."""
+    """``name``, with the host's name that starts it (if any) as <host>."""
     host = socket.gethostname()
     if name.startswith(f"{host}."):
         return "<host>" + name[len(host) :]
