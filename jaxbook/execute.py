@@ -30,12 +30,9 @@ RUN_TIMEOUT = 900
 
 def kernel_environment(root: Path, home: Path) -> dict:
     """The environment in which the book's kernel starts for the book at ``root``, with the
-    folder ``home`` of its own (:func:`without_user_settings`). None of the user's ``PYTHON*``
-    variables reaches it: no key holds them, and each can change an output (``PYTHONPATH``
-    another JAX or a ``sitecustomize``, ``PYTHONOPTIMIZE`` every ``assert``, ``PYTHONWARNINGS``
-    which warnings show). Its ``PYTHONPATH`` is this repository, for :mod:`jaxbook.kernel`."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
-    env = without_user_settings(env, home)
+    folder ``home`` of its own and none of the user's settings (:func:`without_user_settings`).
+    Its ``PYTHONPATH`` is this repository, for :mod:`jaxbook.kernel`."""
+    env = without_user_settings(dict(os.environ), home)
     env["JAXBOOK_ROOT"] = str(root)
     env["PYTHONPATH"] = str(ROOT)
     return env
@@ -43,11 +40,15 @@ def kernel_environment(root: Path, home: Path) -> dict:
 
 def without_user_settings(env: dict, home: Path) -> dict:
     """``env`` for a Jupyter kernel that reads none of the user's settings, which no key holds:
-    IPython's profile and start-up files are those of an empty folder in ``home``, and matplotlib
-    reads an empty ``matplotlibrc`` there (its defaults) in place of the user's."""
+    none of the user's ``PYTHON*`` variables (``PYTHONPATH`` can bring another JAX or a
+    ``sitecustomize``, ``PYTHONOPTIMIZE`` strips every ``assert``, ``PYTHONWARNINGS`` decides
+    which warnings show); IPython's profile and start-up files are those of an empty folder in
+    ``home``, and matplotlib reads an empty ``matplotlibrc`` there (its defaults) in place of
+    the user's."""
     (home / "ipython").mkdir(parents=True, exist_ok=True)
     (home / "matplotlibrc").write_text("", encoding="utf-8")
-    return {**env, "IPYTHONDIR": str(home / "ipython"), "MATPLOTLIBRC": str(home / "matplotlibrc")}
+    kept = {name: value for name, value in env.items() if not name.startswith("PYTHON")}
+    return {**kept, "IPYTHONDIR": str(home / "ipython"), "MATPLOTLIBRC": str(home / "matplotlibrc")}
 
 
 class Kernel:

@@ -118,8 +118,12 @@ def installed() -> str:
     ``RECORD``, so that another package, version or build executes every page again (an
     editable one at every build: its code changes without a new install). Read once per process
     while the folders holding them are unchanged."""
-    folders = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
-    return _installed(tuple((folder, _mtime(folder)) for folder in folders))
+    return _installed(tuple((folder, _mtime(folder)) for folder in site_packages()))
+
+
+def site_packages() -> list[str]:
+    """The folders of this Python's environment that hold its installed packages."""
+    return sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
 
 
 def _mtime(folder: str) -> int | None:

@@ -62,7 +62,8 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
         "machinery": machinery_version(),  # the package, wherever the book is
         "environment": store.environment(),
         "variables": build_variables(environ),
-        "distributions": distributions(),
+        # the environment's own packages are in store.environment(): the others on sys.path
+        "distributions": distributions([p for p in sys.path if p not in store.site_packages()]),
         "python": [sys.executable, sys.version, sys.path],  # code outside distributions too
         "command": command,
     }

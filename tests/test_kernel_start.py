@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from jaxbook.execute import Kernel
+from jaxbook.execute import Kernel, without_user_settings
 
 # Starts real kernels on pages of its own: none of the book's content is read (tests/verdicts.py).
 pytestmark = [pytest.mark.build, pytest.mark.inputs()]
@@ -117,3 +117,15 @@ def test_the_users_python_variables_and_the_machines_ipython_folders_do_not_reac
     found, debug, machine, paths = json.loads(cell.text)
     assert (found, debug, machine) == (False, True, []), cell.text
     assert paths and all(Path(p).is_relative_to(home) for p in paths), (paths, home)
+
+
+def test_a_readers_kernel_gets_none_of_the_users_python_variables_either(tmp_path):
+    """The rule is applied in one place (``without_user_settings``), which the book's kernel and
+    the test of a reader's download both call: the user's ``PYTHON*`` variables are dropped, the
+    rest kept, and IPython and matplotlib read the kernel's own empty settings."""
+    user = {"PYTHONPATH": "/src/jax", "PYTHONOPTIMIZE": "1", "PYTHONWARNINGS": "ignore"}
+    env = without_user_settings({**user, "HOME": "/home/a", "LANG": "C.UTF-8"}, tmp_path)
+    assert not [name for name in env if name.startswith("PYTHON")], env
+    assert env["HOME"] == "/home/a" and env["LANG"] == "C.UTF-8"
+    assert env["IPYTHONDIR"] == str(tmp_path / "ipython")
+    assert (tmp_path / "matplotlibrc").read_text() == ""

@@ -74,7 +74,7 @@ def reader_env(folder: Path) -> dict:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "PYTHON", "MPL"))
+        if k not in runtime.JAX_ENV and not k.startswith(("JAX", "XLA", "JUPYTER", "MPL"))
     }
     env["JUPYTER_RUNTIME_DIR"] = str(folder)  # connection files and ipc sockets live here
     return without_user_settings(env, folder / "home")

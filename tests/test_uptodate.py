@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from jaxbook import uptodate
+from jaxbook import store, uptodate
 from jaxbook.files import repository_files
 from tests.helpers import Book
 
@@ -46,7 +46,13 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     root = small_book(tmp_path)
     command = ["sphinx", "-b", "html", str(root)]
     installed = ["/site/numpy-2.0.dist-info 0123"]  # what is installed here is not the test's
-    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
+    listed = []  # the paths whose distributions the key lists
+
+    def distributions(paths):
+        listed.append(paths)
+        return installed
+
+    monkeypatch.setattr(uptodate, "distributions", distributions)
     environ = {"HOME": "/home/a", "JAXBOOK_JOBS": "2"}
 
     def key(**changes):
@@ -54,6 +60,11 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
 
     before = key()
     assert key() == before
+    # The environment's own packages are listed once, by store.environment(), and not again.
+    assert listed and not set(listed[-1]) & set(store.site_packages()), listed[-1]
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "installed", lambda: "another build of a package")
+        assert key() != before
     # What the build reads: each changes the key.
     later(root / "snippets" / "a.py", "print(2)\n")
     assert key() != before
@@ -72,13 +83,14 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     monkeypatch.setenv("JAX_ENABLE_X64", "1")  # the kernel's settings (jaxbook.store.environment)
     assert key() != before
     monkeypatch.delenv("JAX_ENABLE_X64")
-    monkeypatch.setattr(uptodate, "distributions", lambda: [*installed, "/site/jax-9.0.dist-info 4567"])
+    monkeypatch.setattr(uptodate, "distributions", lambda paths: [*installed, "/site/jax-9.0.dist-info 4567"])
     assert key() != before
-    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
+    monkeypatch.setattr(uptodate, "distributions", distributions)
     monkeypatch.setattr(uptodate.sys, "path", [*uptodate.sys.path, "/src/checkout"])
     assert key() != before  # code outside any distribution
+    assert "/src/checkout" in listed[-1]
     monkeypatch.undo()
-    monkeypatch.setattr(uptodate, "distributions", lambda: installed)
+    monkeypatch.setattr(uptodate, "distributions", distributions)
     # What it does not read: generated and ignored files, another shell, one test run's switches.
     later(root / "_build" / "out.txt", "built again\n")
     (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")
