@@ -1,0 +1,98 @@
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# What each new process runs: python -c CHILD <cache folder> <n> <dtype>
+CHILD = """
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+folder, n, dtype = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+defaults = [
+    jax.config.jax_compilation_cache_dir,
+    jax.config.jax_persistent_cache_min_compile_time_secs,
+    jax.config.jax_persistent_cache_min_entry_size_bytes,
+]
+jax.config.update("jax_compilation_cache_dir", folder)
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+
+events = []  # the name of every monitoring event JAX records
+jax.monitoring.register_event_listener(lambda name, **_: events.append(name))
+traces = 0
+
+
+@jax.jit
+def layer(w, x):
+    global traces
+    traces += 1  # Python runs this line only while JAX traces layer
+    return jnp.tanh(x @ w)
+
+
+w = np.ones((n, n), dtype)
+x = np.ones((8, n), dtype)
+layer(w, x).block_until_ready()
+print(json.dumps({
+    "defaults": defaults,
+    "traces": traces,
+    "hit": "/jax/compilation_cache/cache_hits" in events,
+    "wrote": "/jax/compilation_cache/cache_misses" in events,
+}))
+"""
+
+
+def new_process(folder, n, dtype, **env):
+    """Run CHILD in a new Python whose environment holds only
+    JAX_PLATFORMS=cpu and env, on w: (n, n) and x: (8, n) of dtype.
+    -> the dict it printed."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", CHILD]
+        + [folder, str(n), dtype],
+        env={"JAX_PLATFORMS": "cpu", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,  # killed if it takes longer
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+FLAG = {"XLA_FLAGS": "--xla_cpu_prefer_vector_width=128"}
+runs = [  # what changes, n, dtype, environment
+    ("first process", 64, "float32", {}),
+    ("same again", 64, "float32", {}),
+    ("another shape", 32, "float32", {}),
+    ("another dtype", 64, "float16", {}),
+    ("another XLA flag", 64, "float32", FLAG),
+]
+with tempfile.TemporaryDirectory() as folder:
+    reports = [
+        new_process(folder, n, dtype, **env) for _, n, dtype, env in runs
+    ]
+    names = [p.name for p in Path(folder).iterdir()]
+
+settings = [  # as the first process read them, before its updates
+    "jax_compilation_cache_dir",
+    "jax_persistent_cache_min_compile_time_secs",
+    "jax_persistent_cache_min_entry_size_bytes",
+]
+for name, value in zip(settings, reports[0]["defaults"]):
+    print(f"default {name + ':':43} {value}")
+print()
+print("process              x                traced  cache hit  wrote entry")
+for k, ((what, n, dtype, _), r) in enumerate(zip(runs, reports), start=1):
+    x = f"(8, {n}) {dtype}"
+    print(
+        f"{k} {what:18} {x:16} {r['traces']:<7d} {r['hit']!s:10} {r['wrote']}"
+    )
+print()
+print("entries in the folder:", len(names))
+print(
+    "all named jit_layer-<key>-cache:",
+    all(p.startswith("jit_layer-") and p.endswith("-cache") for p in names),
+)
