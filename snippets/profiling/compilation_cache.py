@@ -24,6 +24,10 @@ jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 
 events = []  # the name of every monitoring event JAX records
 jax.monitoring.register_event_listener(lambda name, **_: events.append(name))
+timed = []  # the name of every timed step (lowering to MLIR is one)
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, _secs, **_: timed.append(name)
+)
 traces = 0
 
 
@@ -40,6 +44,8 @@ layer(w, x).block_until_ready()
 print(json.dumps({
     "defaults": defaults,
     "traces": traces,
+    "lowered": timed.count("/jax/core/compile/jaxpr_to_mlir_module_duration"),
+    "min_size_now": jax.config.jax_persistent_cache_min_entry_size_bytes,
     "hit": "/jax/compilation_cache/cache_hits" in events,
     "wrote": "/jax/compilation_cache/cache_misses" in events,
 }))
@@ -83,12 +89,17 @@ settings = [  # as the first process read them, before its updates
 ]
 for name, value in zip(settings, reports[0]["defaults"]):
     print(f"default {name + ':':43} {value}")
+print(
+    "jax_persistent_cache_min_entry_size_bytes once the cache started:",
+    reports[0]["min_size_now"],
+)
 print()
-print("process              x                traced  cache hit  wrote entry")
+print("process             x                traced lowered cache hit wrote")
 for k, ((what, n, dtype, _), r) in enumerate(zip(runs, reports), start=1):
     x = f"(8, {n}) {dtype}"
     print(
-        f"{k} {what:18} {x:16} {r['traces']:<7d} {r['hit']!s:10} {r['wrote']}"
+        f"{k} {what:17} {x:16} {r['traces']:<6d} {r['lowered']:<7d} "
+        f"{r['hit']!s:9} {r['wrote']}"
     )
 print()
 print("entries in the folder:", len(names))
