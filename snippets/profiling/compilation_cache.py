@@ -14,12 +14,17 @@ import jax.numpy as jnp
 import numpy as np
 
 folder, n, dtype = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-defaults = [
-    jax.config.jax_compilation_cache_dir,
-    jax.config.jax_persistent_cache_min_compile_time_secs,
-    jax.config.jax_persistent_cache_min_entry_size_bytes,
-]
-jax.config.update("jax_compilation_cache_dir", folder)
+defaults = {  # as this process read them, before its updates
+    name: getattr(jax.config, name)
+    for name in [
+        "jax_compilation_cache_dir",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_persistent_cache_min_entry_size_bytes",
+        "jax_compilation_cache_max_size",
+    ]
+}
+if jax.config.jax_compilation_cache_dir is None:  # not set by a variable
+    jax.config.update("jax_compilation_cache_dir", folder)
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
 
 events = []  # the name of every monitoring event JAX records
@@ -53,9 +58,9 @@ print(json.dumps({
 
 
 def new_process(folder, n, dtype, **env):
-    """Run CHILD in a new Python whose environment holds only
-    JAX_PLATFORMS=cpu and env, on w: (n, n) and x: (8, n) of dtype.
-    -> the dict it printed."""
+    """Run CHILD in a new Python (deprecation warnings as errors) whose
+    environment holds only JAX_PLATFORMS=cpu and env, on w: (n, n) and
+    x: (8, n) of dtype. -> the dict it printed."""
     done = subprocess.run(
         [sys.executable, "-W", "error::DeprecationWarning", "-c", CHILD]
         + [folder, str(n), dtype],
@@ -69,25 +74,21 @@ def new_process(folder, n, dtype, **env):
 
 
 FLAG = {"XLA_FLAGS": "--xla_cpu_prefer_vector_width=128"}
-runs = [  # what changes, n, dtype, environment
-    ("first process", 64, "float32", {}),
-    ("same again", 64, "float32", {}),
-    ("another shape", 32, "float32", {}),
-    ("another dtype", 64, "float16", {}),
-    ("another XLA flag", 64, "float32", FLAG),
-]
 with tempfile.TemporaryDirectory() as folder:
+    by_variable = {"JAX_COMPILATION_CACHE_DIR": folder}
+    runs = [  # what changes, n, dtype, environment
+        ("first process", 64, "float32", {}),
+        ("same, by variable", 64, "float32", by_variable),
+        ("another shape", 32, "float32", {}),
+        ("another dtype", 64, "float16", {}),
+        ("another XLA flag", 64, "float32", FLAG),
+    ]
     reports = [
         new_process(folder, n, dtype, **env) for _, n, dtype, env in runs
     ]
     names = [p.name for p in Path(folder).iterdir()]
 
-settings = [  # as the first process read them, before its updates
-    "jax_compilation_cache_dir",
-    "jax_persistent_cache_min_compile_time_secs",
-    "jax_persistent_cache_min_entry_size_bytes",
-]
-for name, value in zip(settings, reports[0]["defaults"]):
+for name, value in reports[0]["defaults"].items():
     print(f"default {name + ':':43} {value}")
 print(
     "jax_persistent_cache_min_entry_size_bytes once the cache started:",
@@ -104,6 +105,6 @@ for k, ((what, n, dtype, _), r) in enumerate(zip(runs, reports), start=1):
 print()
 print("entries in the folder:", len(names))
 print(
-    "all named jit_layer-<key>-cache:",
+    "all named jit_layer-<hash>-cache:",
     all(p.startswith("jit_layer-") and p.endswith("-cache") for p in names),
 )
