@@ -1,8 +1,8 @@
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from snippets.sharding._process import new_process
 
 # What each new process runs: python -c CHILD <cache folder> <n> <dtype>
 CHILD = """
@@ -57,22 +57,6 @@ print(json.dumps({
 """
 
 
-def new_process(folder, n, dtype, **env):
-    """Run CHILD in a new Python (deprecation warnings as errors) whose
-    environment holds only JAX_PLATFORMS=cpu and env, on w: (n, n) and
-    x: (8, n) of dtype. -> the dict it printed."""
-    done = subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", "-c", CHILD]
-        + [folder, str(n), dtype],
-        env={"JAX_PLATFORMS": "cpu", **env},
-        capture_output=True,
-        text=True,
-        timeout=120,  # killed if it takes longer
-        check=True,
-    )
-    return json.loads(done.stdout)
-
-
 FLAG = {"XLA_FLAGS": "--xla_cpu_prefer_vector_width=128"}
 with tempfile.TemporaryDirectory() as folder:
     by_variable = {"JAX_COMPILATION_CACHE_DIR": folder}
@@ -84,7 +68,8 @@ with tempfile.TemporaryDirectory() as folder:
         ("another XLA flag", 64, "float32", FLAG),
     ]
     reports = [
-        new_process(folder, n, dtype, **env) for _, n, dtype, env in runs
+        json.loads(new_process(["-c", CHILD, folder, str(n), dtype], **env))
+        for _, n, dtype, env in runs
     ]
     names = [p.name for p in Path(folder).iterdir()]
 

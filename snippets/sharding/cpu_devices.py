@@ -1,24 +1,7 @@
-import subprocess
-import sys
-
 from snippets.sharding import _your_script
+from snippets.sharding._process import new_process
 
 COUNT = "import jax; print('devices:', jax.device_count())"
-
-
-def new_process(args, **env):
-    """Run Python with args in a new process whose environment holds only
-    JAX_PLATFORMS=cpu and env; -> what it printed."""
-    done = subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", *args],
-        env={"JAX_PLATFORMS": "cpu", **env},
-        capture_output=True,
-        text=True,
-        timeout=120,  # killed if it takes longer
-        check=True,
-    )
-    return done.stdout.strip()
-
 
 print("nothing set:          ", new_process(["-c", COUNT]))
 print(
