@@ -3,6 +3,8 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
+from snippets.sharding._hlo import collectives, result_types
+
 mesh = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))
 k1, k2, kx = jax.random.split(jax.random.key(0), 3)
 params = {
@@ -44,37 +46,46 @@ def make_step(stage):
         grads = jax.grad(loss)(params, x)
         grads = jax.lax.with_sharding_constraint(grads, g_sh)
         updates, opt_state = tx.update(grads, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, grads
+        return optax.apply_updates(params, updates), opt_state
 
     batch = NamedSharding(mesh, P("data"))
     return (
         jax.jit(
             step,
             in_shardings=(p_sh, o_sh, batch),
-            out_shardings=(p_sh, o_sh, g_sh),
+            out_shardings=(p_sh, o_sh),
         ),
         p_sh,
         o_sh,
     )
 
 
-print("MiB on one device   params  grads  adam   | collectives")
-results = []
+print("MiB per device  params   adam | arguments outputs  temp | collectives")
+results, compiled = [], []
 for stage in range(4):
     step, p_sh, o_sh = make_step(stage)
     p, o = jax.device_put(params, p_sh), jax.device_put(tx.init(params), o_sh)
-    hlo = step.lower(p, o, x).compile().as_text()
-    ops = [
-        op
-        for op in ("all-reduce", "reduce-scatter", "all-gather")
-        if f" {op}(" in hlo or f"{op}-start(" in hlo
-    ]
-    new_p, new_o, grads = step(p, o, x)
+    compiled.append(step.lower(p, o, x).compile())
+    mem = compiled[-1].memory_analysis()  # per device, in bytes
+    new_p, new_o = step(p, o, x)
     results.append(new_p)
     print(
-        f"stage {stage}: {mib_on_device_0(new_p):17.3f} "
-        f"{mib_on_device_0(grads):6.3f} {mib_on_device_0(new_o):6.3f}"
-        f"   | {', '.join(ops)}"
+        f"stage {stage}: {mib_on_device_0(new_p):14.3f} "
+        f"{mib_on_device_0(new_o):6.3f} |"
+        f" {mem.argument_size_in_bytes / 2**20:9.3f}"
+        f" {mem.output_size_in_bytes / 2**20:7.3f}"
+        f" {mem.temp_size_in_bytes / 2**20:5.3f}"
+        f" | {', '.join(collectives(compiled[-1].as_text()))}"
+    )
+sizes = [
+    (m.argument_size_in_bytes, m.output_size_in_bytes, m.temp_size_in_bytes)
+    for m in (c.memory_analysis() for c in compiled)
+]
+print("stages 1 and 2 compile to the same sizes:", sizes[1] == sizes[2])
+for stage in (1, 2):
+    print(
+        f"stage {stage} all-reduces the whole gradient:",
+        *result_types(compiled[stage].as_text(), "all-reduce"),
     )
 adam = layout(tx.init(params), True)[0]
 print(

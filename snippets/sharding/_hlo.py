@@ -22,3 +22,13 @@ def collective_lines(program):
         for line in program.splitlines()
         if any(f"{c}(" in line for c in COLLECTIVES)
     ]
+
+
+def result_types(program, op):
+    """The result types of the program's `op` operations -> list of str,
+    e.g. ['f32[256,256]{1,0}'] for one all-gather of a (256, 256) array."""
+    return [
+        line.split(" = ", 1)[1].split(f" {op}(")[0]
+        for line in collective_lines(program)
+        if f" {op}(" in line
+    ]
