@@ -21,12 +21,20 @@ batch = jax.device_put((x, y), NamedSharding(mesh, P("data")))
 # fix 1: place the parameters too, a copy on every device
 placed = jax.device_put(params, NamedSharding(mesh, P()))
 new, loss_placed = train_step(placed, *batch)
-print("placed with P():    w1", jax.typeof(new[0]["w"]), f"loss {loss_placed:.4f}")
+print(
+    "placed with P():    w1",
+    jax.typeof(new[0]["w"]),
+    f"loss {loss_placed:.4f}",
+)
 
 # fix 2: run under the mesh, which unplaced values then take
 with jax.set_mesh(mesh):
     new, loss_mesh = train_step(params, *batch)
-print("under jax.set_mesh: w1", jax.typeof(new[0]["w"]), f"loss {loss_mesh:.4f}")
+print(
+    "under jax.set_mesh: w1", jax.typeof(new[0]["w"]), f"loss {loss_mesh:.4f}"
+)
 _, loss_one = train_step(params, x, y)  # everything on one device
-same = jnp.allclose(loss_placed, loss_one) and jnp.allclose(loss_mesh, loss_one)
+same = jnp.allclose(loss_placed, loss_one) and jnp.allclose(
+    loss_mesh, loss_one
+)
 print("same loss as on one device:", bool(same))
