@@ -1,3 +1,5 @@
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -5,7 +7,7 @@ from jax import lax
 traces = 0
 
 
-@jax.jit
+@partial(jax.jit, donate_argnums=0)  # the old cache's buffer is reused
 def write_kv(cache, new, pos):
     """Write one position into the cache.
 
