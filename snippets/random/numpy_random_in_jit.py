@@ -13,6 +13,19 @@ def add_noise(x):
 
 print("three calls:", [float(add_noise(0.0)) for _ in range(3)])
 
+rng = np.random.default_rng(0)  # a Generator object: not global, but stateful
+
+
+@jax.jit
+def add_rng_noise(x):
+    """Add Gaussian noise from rng, which each draw advances. x: () -> ()."""
+    return x + rng.normal()
+
+
+print(
+    "default_rng, three calls:", [float(add_rng_noise(0.0)) for _ in range(3)]
+)
+
 
 traces = 0  # Python runs only while jit traces
 
