@@ -27,7 +27,8 @@ for donate in (False, True):
     old = jnp.zeros((1024, 64))  # 256 KiB
     address = old.unsafe_buffer_pointer()
     new = step(old, row, 3)
+    reused = new.unsafe_buffer_pointer() == address
     print(
         f"donate={donate!s:5}: old cache deleted {old.is_deleted()!s:5} |"
-        f" new cache in the old buffer {new.unsafe_buffer_pointer() == address}"
+        f" new cache in the old buffer {reused}"
     )
