@@ -9,7 +9,7 @@ mesh = jax.make_mesh((8,), ("data",))  # Explicit axes: the default
 
 @jax.jit
 def train_step(params, x, y):
-    """Step 7's SGD step (learning rate 0.1) -> (new params, loss)."""
+    """SGD (learning rate 0.1) on Step 7's MLP -> (new params, loss)."""
     loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
     return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), loss
 
