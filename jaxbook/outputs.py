@@ -85,9 +85,23 @@ def normalise(text: str) -> str:
     return text + "\n" if text else ""
 
 
-def expected_path(snippet: Path | str) -> Path:
-    """The committed expected output of ``snippet``: its sibling ``.out`` file."""
-    return Path(snippet).with_suffix(".out")
+def expected_path(snippet: Path | str, platform: str | None = None) -> Path:
+    """The committed expected output of ``snippet``: its sibling ``.out`` file, or on
+    ``platform`` (``gpu``, ``tpu``) the reviewed ``.<platform>.out`` that a ``# platform: ...
+    differs`` declaration compares with (:mod:`jaxbook.snippet`)."""
+    suffix = f".{platform}.out" if platform else ".out"
+    return Path(snippet).with_suffix(suffix)
+
+
+def snippet_of(expected: Path) -> tuple[Path, str | None]:
+    """The snippet whose expected output is the file ``expected`` (``x.out`` or ``x.gpu.out``:
+    ``x.py``), and the platform of an accelerator's output (None for the CPU's ``.out``)."""
+    from jaxbook.snippet import PLATFORMS
+
+    stem, _, platform = Path(expected.stem).name.rpartition(".")
+    if stem and platform in PLATFORMS:
+        return expected.with_name(f"{stem}.py"), platform
+    return expected.with_suffix(".py"), None
 
 
 def read_expected(snippet: Path) -> str | None:

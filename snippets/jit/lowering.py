@@ -1,3 +1,4 @@
+# platform: gpu,tpu differs -- the compiled HLO is the backend's (a GPU names its fusions otherwise)
 import re
 
 import jax

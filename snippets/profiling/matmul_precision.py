@@ -1,3 +1,5 @@
+# platform: gpu,tpu differs -- the default float32 product is rounded there (TF32 on recent NVIDIA GPUs, bfloat16 on TPUs)
+
 import jax
 import jax.numpy as jnp
 import numpy as np
