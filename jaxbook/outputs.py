@@ -109,13 +109,14 @@ def read_expected(snippet: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def write_expected(snippet: Path, text: str, tolerance=None) -> bool:
-    """Write ``text`` as ``snippet``'s expected output unless the file already matches it
-    (within ``tolerance``, default :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves
-    the reviewed file as it is); True if the file changed."""
+def write_expected(snippet: Path, text: str, tolerance=None, platform: str | None = None) -> bool:
+    """Write ``text`` as ``snippet``'s expected output (on ``platform``: :func:`expected_path`)
+    unless the file already matches it (within ``tolerance``, default
+    :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves the reviewed file as it is);
+    True if the file changed."""
     from jaxbook import compare  # not in the kernel, which only normalises
 
-    path = expected_path(snippet)
+    path = expected_path(snippet, platform)
     if path.is_file() and compare.matches(
         path.read_text(encoding="utf-8"), text, tolerance or compare.DEFAULT
     ):
