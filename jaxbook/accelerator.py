@@ -38,7 +38,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from jaxbook import book_root, compare, outputs, pages, runtime
@@ -115,7 +115,9 @@ def classify(
     if declared is not None and not declared.differs:
         if compare.matches(want, got, compare.Tolerance(rtol=declared.rtol, atol=declared.atol)):
             return "within tolerance", declared.reason
-        return "differs", "; ".join(compare.explain(want, got, compare.Tolerance(declared.rtol, declared.atol)))
+        return "differs", "; ".join(
+            compare.explain(want, got, compare.Tolerance(declared.rtol, declared.atol))
+        )
     if declared is not None and declared.differs:
         if variant is None:
             return "declared difference", declared.reason
@@ -135,7 +137,9 @@ def stamp() -> dict:
     import jax
 
     device = jax.devices()[0]
-    plugin = re.compile(r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*|nvidia[-_](cuda[-_]runtime|cudnn)[-_].*)$")
+    plugin = re.compile(
+        r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*|nvidia[-_](cuda[-_]runtime|cudnn)[-_].*)$"
+    )
     plugins = {
         d.metadata["Name"]: d.version for d in distributions() if plugin.match(d.metadata["Name"] or "")
     }
@@ -144,7 +148,7 @@ def stamp() -> dict:
         "platform": device.platform,
         "platform_version": str(getattr(device.client, "platform_version", "")).strip(),
         "plugins": dict(sorted(plugins.items())),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 
@@ -169,7 +173,7 @@ def run_snippets(snippets: list[Path], devices: str, root: Path) -> tuple[dict, 
     try:
         code = "import json\nfrom jaxbook import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
         found = json.loads(kernel.request(code, "__jaxbook_stamp__"))
-        for page, paths in by_page.items():
+        for paths in by_page.values():
             for cell in kernel.run_page(paths):
                 results[cell.snippet] = cell
     finally:
@@ -196,7 +200,9 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
     return Verdict(name, status, detail, needed_devices(cell.text + (cell.contract or "")))
 
 
-def check(snippets: list[Path], devices: str = "own", root: Path | None = None) -> tuple[dict, list[Verdict], dict]:
+def check(
+    snippets: list[Path], devices: str = "own", root: Path | None = None
+) -> tuple[dict, list[Verdict], dict]:
     """Run and judge ``snippets`` on ``devices``; with fewer than the book's devices, run those
     that differ or broke again on as many emulated CPU devices (:data:`STATUSES`). Returns the
     stamp, the verdicts in the order of ``snippets``, and the results (by snippet name)."""

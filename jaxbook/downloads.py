@@ -274,7 +274,7 @@ def setup_cells(cells: list[dict]) -> list[dict]:
         f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
         "devices, as the book does when it is built, so the sharding examples run on a "
         "laptop. It must run before JAX is imported. To run the page on your GPU or TPU "
-        'instead, set `DEVICES = "own"`: the outputs are then your device\'s (the book\'s page '
+        "instead, set `DEVICES = \"own\"`: the outputs are then your device's (the book's page "
         '"On a GPU or TPU" says what differs), and a cell whose mesh needs more devices than '
         "you have says so."
     )

@@ -135,8 +135,7 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
             for platform in _platform_values(value, where)[0]:
                 if f"platform:{platform}" in found_keys:
                     raise SnippetError(
-                        f"{where}: malformed platform declaration: a second '# platform:' line "
-                        f"for {platform}"
+                        f"{where}: malformed platform declaration: a second '# platform:' line for {platform}"
                     )
                 found_keys[f"platform:{platform}"] = (value, number)
             continue
@@ -179,7 +178,9 @@ TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
 MAX_TOLERANCE = 0.05
 
 
-def _tolerance_values(value: str, where: str, kind: str = "tolerance", example: str = "") -> tuple[float, float]:
+def _tolerance_values(
+    value: str, where: str, kind: str = "tolerance", example: str = ""
+) -> tuple[float, float]:
     """``(rtol, atol)`` of a ``# tolerance:`` declaration's ``value`` (``rtol=2e-3, atol=1e-6 --
     reason``); raises :class:`SnippetError` naming ``where`` (and the declaration's ``kind``,
     with its ``example``). (Plain numbers: the kernel reads headers too, and never imports
@@ -242,8 +243,7 @@ def _platform_values(value: str, where: str) -> tuple[list[str], bool, float, fl
         if name not in PLATFORMS:
             why = " (the .out file is the CPU's output)" if name == "cpu" else ""
             raise SnippetError(
-                f"{where}: malformed platform declaration: {name!r} is not one of "
-                f"{', '.join(PLATFORMS)}{why}"
+                f"{where}: malformed platform declaration: {name!r} is not one of {', '.join(PLATFORMS)}{why}"
             )
     if len(set(names)) != len(names):
         raise SnippetError(f"{where}: malformed platform declaration: a platform named twice")

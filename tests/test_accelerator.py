@@ -108,7 +108,12 @@ def test_the_report_is_stamped_and_lists_what_is_not_the_same():
     data, text = accelerator.report(found, verdicts)
     assert data["stamp"] == found
     assert data["counts"] == {"same": 1, "declared difference": 1, "needs 8 devices": 1, "differs": 1}
-    assert [s["label"] for s in data["snippets"]] == ["same", "needs 8 devices", "differs", "declared difference"]
+    assert [s["label"] for s in data["snippets"]] == [
+        "same",
+        "needs 8 devices",
+        "differs",
+        "declared difference",
+    ]
     assert "1 x NVIDIA H200 (gpu, PJRT C API\ncuda 12080)" in text
     assert "JAX 0.12.0.1, jaxlib 0.12.0.1" in text and "jax-cuda12-plugin 0.12.0.1" in text
     assert "4 snippets: 1 same, 1 declared difference, 1 needs 8 devices, 1 differs" in text
@@ -168,7 +173,9 @@ def run_check(tmp_path, devices: str) -> tuple[subprocess.CompletedProcess, dict
         args += ["--snippet", str(snippet.relative_to(ROOT))]
     env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"}
     result = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    report = json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").is_file() else {}
+    report = (
+        json.loads((tmp_path / "report.json").read_text()) if (tmp_path / "report.json").is_file() else {}
+    )
     return result, report
 
 

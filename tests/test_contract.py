@@ -182,15 +182,24 @@ def test_a_tolerance_declaration_is_read_with_its_values():
         ("# platform: gpu -- why\n", "x.py:1: malformed platform declaration: say why after ' -- '"),
         ("# platform: cpu differs -- why\n", "'cpu' is not one of gpu, tpu (the .out file is the CPU's"),
         ("# platform: cuda differs -- why\n", "x.py:1: malformed platform declaration: 'cuda' is not one of"),
-        ("# platform: gpu,gpu differs -- why\n", "x.py:1: malformed platform declaration: a platform named twice"),
+        (
+            "# platform: gpu,gpu differs -- why\n",
+            "x.py:1: malformed platform declaration: a platform named twice",
+        ),
         ("# platform: gpu differs now -- why\n", "say why after 'differs -- '"),
-        ("# platform: gpu rtol=0.5 -- why\n", "x.py:1: malformed platform declaration: rtol=0.5 is not a tolerance"),
+        (
+            "# platform: gpu rtol=0.5 -- why\n",
+            "x.py:1: malformed platform declaration: rtol=0.5 is not a tolerance",
+        ),
         ("# platform: tpu rtl=1e-3 -- why\n", "x.py:1: malformed platform declaration: 'rtl=1e-3' is not"),
         (
             "# platform: gpu differs -- a\n# platform: tpu,gpu rtol=1e-3 -- b\n",
             "x.py:2: malformed platform declaration: a second '# platform:' line for gpu",
         ),
-        ("x = 1\n# platform: gpu differs -- why\n", "x.py:2: malformed platform declaration: '# platform:' must"),
+        (
+            "x = 1\n# platform: gpu differs -- why\n",
+            "x.py:2: malformed platform declaration: '# platform:' must",
+        ),
         ("# platform:\n", "x.py:1: malformed platform declaration: name the platforms"),
     ],
 )

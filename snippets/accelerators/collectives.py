@@ -3,8 +3,7 @@ import re
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import NamedSharding
-from jax.sharding import PartitionSpec as P
+from jax.sharding import NamedSharding, PartitionSpec as P
 
 mesh = jax.make_mesh((8,), ("data",))
 x = jax.device_put(jnp.ones((8, 1024)), NamedSharding(mesh, P("data")))

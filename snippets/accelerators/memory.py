@@ -5,7 +5,6 @@ from unittest import mock
 import jax
 from jaxlib import xla_client
 
-
 NAMES = (  # the variables of GPU memory that jaxlib reads
     "XLA_PYTHON_CLIENT_PREALLOCATE",
     "XLA_CLIENT_MEM_FRACTION",

@@ -34,9 +34,7 @@ def fused_ops(hlo):
     found = computations(hlo)
     entry = "\n".join(found["ENTRY"])
     called = re.findall(r"fusion\(.*?calls=%([\w.-]+)", entry)
-    return sum(
-        "parameter(" not in s for name in called for s in found[name]
-    )
+    return sum("parameter(" not in s for name in called for s in found[name])
 
 
 def entry_lines(hlo):
