@@ -6,7 +6,7 @@ VENV := .venv/.installed
 # test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check bench audit lock outputs upgrade
+.PHONY: html test serve clean page check bench audit lock outputs upgrade accelerator
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -31,6 +31,14 @@ page: $(VENV)
 outputs: $(VENV)
 	@$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
 	  $(foreach h,$(HELPER),--helper $(h)) $(if $(FAILED),--failed) $(if $(CHECK),--check)
+
+# Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
+# its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed
+# <name>.<platform>.out of the snippets that declare '# platform: <platform> differs'.
+# make accelerator [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [ACCEPT=1]
+accelerator: $(VENV)
+	$(PY) -m jaxbook.accelerator $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
+	  $(if $(ACCEPT),--accept)
 
 # Upgrade JAX and everything else (or pin: make upgrade JAX=0.11.2): new lock, new .venv,
 # rewritten expected outputs and a per-page summary. Review with git diff.

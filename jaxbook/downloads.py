@@ -6,7 +6,8 @@ download menu offers it) and puts a download line under the page title. The read
 the site's, code cells and outputs unchanged, plus what the build's kernel provides:
 
 - **Devices.** A first code cell sets :data:`jaxbook.runtime.JAX_ENV` (8 emulated CPU devices)
-  before JAX is imported, with a sentence on removing it on a real accelerator.
+  before JAX is imported, or, with ``DEVICES = "own"``, lets JAX use the machine's GPU or TPU and
+  explains a mesh's device-count error (:func:`setup_cells`).
 - **Helper modules** (``from snippets.training._model import ...``, the practice solutions the
   demos import) are written into the reader's working folder by ``%%writefile`` cells placed
   just before the first cell that needs them, so every import runs unchanged and the reader sees,
@@ -224,24 +225,58 @@ def code(text: str, role: str, **metadata) -> dict:
     }
 
 
+#: What the reader's set-up cell adds when the reader chooses the machine's own devices: a cell
+#: whose mesh needs more devices than JAX sees shows JAX's error, then says how to get them.
+NEEDS_DEVICES = f"""
+def needs_devices(shell, kind, error, tb, tb_offset=None):
+    \"\"\"After a mesh's device-count error, say how to get the devices.\"\"\"
+    shell.showtraceback((kind, error, tb), tb_offset=tb_offset)
+    pattern = r"Number of devices (\\d+) must be >= the product of mesh_shape \\((.*?)\\)"
+    found = re.search(pattern, str(error))
+    if found:
+        needed = math.prod(int(n) for n in found[2].split(",") if n.strip())
+        print(f"This cell needs {{needed}} devices and JAX sees {{found[1]}}: set "
+              'DEVICES = "cpu" in the first cell, restart the kernel and run '
+              "again to emulate {runtime.DEVICE_COUNT} CPU devices.")
+
+get_ipython().set_custom_exc((ValueError,), needs_devices)
+"""
+
+
 def setup_cells(cells: list[dict]) -> list[dict]:
-    """The requirements sentence and the device set-up, run before ``import jax``."""
-    env = "".join(f"    {json.dumps(k)}: {json.dumps(v)},\n" for k, v in runtime.JAX_ENV.items())
+    """The requirements sentence and the device set-up, run before ``import jax``: the book's
+    :data:`jaxbook.runtime.JAX_ENV` (its emulated CPU devices, the default) or, when the reader
+    chooses the machine's own devices, JAX's other settings and :data:`NEEDS_DEVICES`."""
+    devices = {k: v for k, v in runtime.JAX_ENV.items() if k in runtime.DEVICE_VARIABLES}
+    other = {k: v for k, v in runtime.JAX_ENV.items() if k not in runtime.DEVICE_VARIABLES}
+
+    def lines(values: dict, indent: str) -> str:
+        return "".join(f"{indent}{json.dumps(k)}: {json.dumps(v)},\n" for k, v in values.items())
+
     setup = (
-        f"import os\nimport sys\n\nsettings = {{\n{env}}}\n"
+        "import math\nimport os\nimport re\nimport sys\n\n"
+        f'# "cpu": {runtime.DEVICE_COUNT} emulated CPU devices, as the book was built (its '
+        'outputs);\n# "own": this machine\'s GPU or TPU (outputs can differ)\n'
+        'DEVICES = "cpu"\n\n'
+        f"settings = {{\n{lines(other, '    ')}}}\n"
+        'if DEVICES == "cpu":\n'
+        f"    settings.update({{\n{lines(devices, '        ')}    }})\n"
         "changed = any(os.environ.get(k) != v for k, v in settings.items())\n"
         'if "jax" in sys.modules and changed:\n'
         '    raise RuntimeError("JAX is already imported: restart the kernel, "\n'
         '                       "then run this cell first")\n'
-        "os.environ.update(settings)"
-    )
+        "os.environ.update(settings)\n"
+        'if DEVICES == "own":\n'
+        + "".join(f"    {line}\n" if line else "\n" for line in NEEDS_DEVICES.strip("\n").split("\n"))
+    ).rstrip("\n")
     text = (
         f"{requirements_sentence({'cells': cells})}\n\n"
         f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
         "devices, as the book does when it is built, so the sharding examples run on a "
-        "laptop. It must run before JAX is imported. On a machine with several GPUs or "
-        "TPUs, delete it to use the real devices (cells that assume "
-        f"{runtime.DEVICE_COUNT} devices then need your device count)."
+        "laptop. It must run before JAX is imported. To run the page on your GPU or TPU "
+        "instead, set `DEVICES = \"own\"`: the outputs are then your device's (the book's page "
+        '"On a GPU or TPU" says what differs), and a cell whose mesh needs more devices than '
+        "you have says so."
     )
     return [markdown(text), code(setup, "setup")]
 

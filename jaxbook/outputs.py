@@ -85,9 +85,23 @@ def normalise(text: str) -> str:
     return text + "\n" if text else ""
 
 
-def expected_path(snippet: Path | str) -> Path:
-    """The committed expected output of ``snippet``: its sibling ``.out`` file."""
-    return Path(snippet).with_suffix(".out")
+def expected_path(snippet: Path | str, platform: str | None = None) -> Path:
+    """The committed expected output of ``snippet``: its sibling ``.out`` file, or on
+    ``platform`` (``gpu``, ``tpu``) the reviewed ``.<platform>.out`` that a ``# platform: ...
+    differs`` declaration compares with (:mod:`jaxbook.snippet`)."""
+    suffix = f".{platform}.out" if platform else ".out"
+    return Path(snippet).with_suffix(suffix)
+
+
+def snippet_of(expected: Path) -> tuple[Path, str | None]:
+    """The snippet whose expected output is the file ``expected`` (``x.out`` or ``x.gpu.out``:
+    ``x.py``), and the platform of an accelerator's output (None for the CPU's ``.out``)."""
+    from jaxbook.snippet import PLATFORMS
+
+    stem, _, platform = Path(expected.stem).name.rpartition(".")
+    if stem and platform in PLATFORMS:
+        return expected.with_name(f"{stem}.py"), platform
+    return expected.with_suffix(".py"), None
 
 
 def read_expected(snippet: Path) -> str | None:
@@ -95,13 +109,14 @@ def read_expected(snippet: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def write_expected(snippet: Path, text: str, tolerance=None) -> bool:
-    """Write ``text`` as ``snippet``'s expected output unless the file already matches it
-    (within ``tolerance``, default :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves
-    the reviewed file as it is); True if the file changed."""
+def write_expected(snippet: Path, text: str, tolerance=None, platform: str | None = None) -> bool:
+    """Write ``text`` as ``snippet``'s expected output (on ``platform``: :func:`expected_path`)
+    unless the file already matches it (within ``tolerance``, default
+    :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves the reviewed file as it is);
+    True if the file changed."""
     from jaxbook import compare  # not in the kernel, which only normalises
 
-    path = expected_path(snippet)
+    path = expected_path(snippet, platform)
     if path.is_file() and compare.matches(
         path.read_text(encoding="utf-8"), text, tolerance or compare.DEFAULT
     ):

@@ -61,12 +61,37 @@ def as_cpu() -> str | None:
     return name
 
 
+#: The variables of :data:`JAX_ENV` that choose the devices: left out on the machine's own devices.
+DEVICE_VARIABLES = ("JAX_PLATFORMS", "XLA_FLAGS")
+
+
+def devices() -> str | int:
+    """Which devices this process runs on (``JAXBOOK_DEVICES``): unset or ``cpu``, the book's
+    :data:`DEVICE_COUNT` emulated CPU devices; ``cpu:N``, N of them (``cpu:1`` stands in for a
+    machine with one accelerator); ``own``, the devices JAX finds itself (a GPU or TPU when there
+    is one: the accelerator check, :mod:`jaxbook.accelerator`). Returns ``"own"`` or the count."""
+    value = os.environ.get("JAXBOOK_DEVICES", "cpu").strip() or "cpu"
+    if value == "own":
+        return value
+    if value == "cpu":
+        return DEVICE_COUNT
+    kind, _, count = value.partition(":")
+    if kind != "cpu" or not count.isdigit() or int(count) < 1:
+        raise ValueError(f"JAXBOOK_DEVICES={value}: not 'cpu', 'cpu:<count>' or 'own' (jaxbook/runtime.py)")
+    return int(count)
+
+
 def jax_env() -> dict[str, str]:
-    """:data:`JAX_ENV`, with the flags of :func:`as_cpu` added to ``XLA_FLAGS`` when one is set."""
+    """:data:`JAX_ENV`, with the flags of :func:`as_cpu` added to ``XLA_FLAGS`` when one is set,
+    for the devices :func:`devices` chooses (none of :data:`DEVICE_VARIABLES` for ``own``)."""
+    chosen = devices()
+    if chosen == "own":
+        return {k: v for k, v in JAX_ENV.items() if k not in DEVICE_VARIABLES}
+    env = dict(JAX_ENV, XLA_FLAGS=f"--xla_force_host_platform_device_count={chosen}")
     name = as_cpu()
-    if name is None:
-        return dict(JAX_ENV)
-    return {**JAX_ENV, "XLA_FLAGS": f"{JAX_ENV['XLA_FLAGS']} {OTHER_CPUS[name]}"}
+    if name is not None:
+        env["XLA_FLAGS"] = f"{env['XLA_FLAGS']} {OTHER_CPUS[name]}"
+    return env
 
 
 #: Where test runs and ``make check`` keep JAX's compilation cache (:func:`compilation_cache_env`).
@@ -113,6 +138,9 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
                 "jaxbook.runtime.configure() must run before `import jax` "
                 f"(found {current}, expected {wanted})"
             )
+    for name in DEVICE_VARIABLES:  # on its own devices, JAX chooses (unless the user said otherwise)
+        if name not in wanted and env.get(name) == JAX_ENV[name]:
+            env.pop(name)
     env.update(wanted)
     cache = compilation_cache_env(compilation_cache) if compilation_cache else {}
     for name in CACHE_VARIABLES:

@@ -28,6 +28,18 @@ tolerance (:data:`jaxbook.compare.DEFAULT`) declares its own, with the reason, o
 ``rtol`` and ``atol`` (either or both, separated by a comma) apply to every floating-point number
 the snippet prints; integers and text are always compared exactly (:mod:`jaxbook.compare`).
 
+The ``.out`` file is what the CPU prints. A snippet that legitimately prints something else on a
+GPU or a TPU (the accelerator check, :mod:`jaxbook.accelerator`, runs it there) declares it, one
+line per platform, with the reason::
+
+    # platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation: the last digits move
+    # platform: gpu,tpu differs -- lists the machine's own devices
+
+A tolerance applies on that platform instead of the snippet's own. ``differs`` says the output is
+another one there: compared with the reviewed ``<name>.<platform>.out`` beside the ``.out`` once
+one is committed (``make accelerator ACCEPT=1`` writes it), and reported as a declared
+difference until then. The platforms are JAX's backend names: ``gpu`` (CUDA and ROCm) and ``tpu``.
+
 :func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
 declared error (for display) or raises :class:`SnippetError` with a message that names the file.
 """
@@ -46,7 +58,7 @@ from pathlib import Path
 
 from jaxbook import ROOT, book_root
 
-DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance)\s*:(.*)$")
+DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance|platform)\s*:(.*)$")
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
 JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
 CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -99,7 +111,8 @@ def display_path(path: Path | str) -> str:
 
 def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
     """The declarations of ``source``: ``{key: (value, line)}`` for raises, match, warns,
-    warns-match and tolerance, validated (placement, duplicates, class paths, patterns, values)."""
+    warns-match and tolerance, and ``platform:<name>`` for each platform a ``# platform:`` line
+    names, validated (placement, duplicates, class paths, patterns, values)."""
     found_keys: dict[str, tuple[str, int]] = {}
     in_header = True
     for number, line in enumerate(source.splitlines(), start=1):
@@ -111,12 +124,21 @@ def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
             continue
         key, value = found.group(1), found.group(2).strip()
         where = f"{name}:{number}"
-        kind = {"warns": "warning", "warns-match": "warning", "tolerance": "tolerance"}.get(key, "error")
+        kind = {"warns": "warning", "warns-match": "warning", "tolerance": "tolerance"}.get(key, key)
+        kind = "error" if kind in ("raises", "match") else kind
         if not in_header:
             raise SnippetError(
                 f"{where}: malformed {kind} declaration: '# {key}:' must be in the comment block "
                 "at the top of the file, before any code"
             )
+        if key == "platform":
+            for platform in _platform_values(value, where)[0]:
+                if f"platform:{platform}" in found_keys:
+                    raise SnippetError(
+                        f"{where}: malformed platform declaration: a second '# platform:' line for {platform}"
+                    )
+                found_keys[f"platform:{platform}"] = (value, number)
+            continue
         if key in found_keys:
             raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
         if key == "tolerance":
@@ -156,29 +178,98 @@ TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
 MAX_TOLERANCE = 0.05
 
 
-def _tolerance_values(value: str, where: str) -> tuple[float, float]:
+def _tolerance_values(
+    value: str, where: str, kind: str = "tolerance", example: str = ""
+) -> tuple[float, float]:
     """``(rtol, atol)`` of a ``# tolerance:`` declaration's ``value`` (``rtol=2e-3, atol=1e-6 --
-    reason``); raises :class:`SnippetError` naming ``where``. (Plain numbers: the kernel reads
-    headers too, and never imports :mod:`jaxbook.compare`.)"""
-    example = "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
+    reason``); raises :class:`SnippetError` naming ``where`` (and the declaration's ``kind``,
+    with its ``example``). (Plain numbers: the kernel reads headers too, and never imports
+    :mod:`jaxbook.compare`.)"""
+    example = example or "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
     found = TOLERANCE.match(value)
     if not found:
-        raise SnippetError(f"{where}: malformed tolerance declaration: say why after ' -- ', as in {example}")
+        raise SnippetError(f"{where}: malformed {kind} declaration: say why after ' -- ', as in {example}")
     values = {}
     for part in found.group("values").split(","):
         pair = TOLERANCE_VALUE.match(part.strip())
         if not pair or pair.group(1) in values:
             raise SnippetError(
-                f"{where}: malformed tolerance declaration: {part.strip()!r} is not 'rtol=<number>' "
+                f"{where}: malformed {kind} declaration: {part.strip()!r} is not 'rtol=<number>' "
                 f"or 'atol=<number>' (each at most once), as in {example}"
             )
         values[pair.group(1)] = float(pair.group(2))
     if not 0 < max(values.values()) <= MAX_TOLERANCE or min(values.values()) < 0:
         raise SnippetError(
-            f"{where}: malformed tolerance declaration: {found.group('values').strip()} is not a "
+            f"{where}: malformed {kind} declaration: {found.group('values').strip()} is not a "
             f"tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
         )
     return values.get("rtol", 0.0), values.get("atol", 0.0)
+
+
+#: The platforms a ``# platform:`` line may name: JAX's backends other than the CPU, whose output
+#: the ``.out`` file is (``jax.default_backend()``: ``gpu`` for CUDA and ROCm alike).
+PLATFORMS = ("gpu", "tpu")
+PLATFORM = re.compile(r"^(?P<names>[\w-]+(?:\s*,\s*[\w-]+)*)\s+(?P<rest>\S.*)$")
+PLATFORM_EXAMPLE = (
+    "'# platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation' or "
+    "'# platform: gpu,tpu differs -- lists the machine's own devices'"
+)
+
+
+@dataclass(frozen=True)
+class PlatformDifference:
+    """What a snippet declares for one platform: another output (``differs``: the reviewed
+    ``<name>.<platform>.out`` when committed) or a tolerance (``rtol``, ``atol``) there."""
+
+    platform: str
+    differs: bool
+    rtol: float
+    atol: float
+    reason: str
+    line: int
+
+
+def _platform_values(value: str, where: str) -> tuple[list[str], bool, float, float, str]:
+    """``(platforms, differs, rtol, atol, reason)`` of a ``# platform:`` declaration's ``value``;
+    raises :class:`SnippetError` naming ``where``."""
+    found = PLATFORM.match(value)
+    if not found:
+        raise SnippetError(
+            f"{where}: malformed platform declaration: name the platforms, then 'differs' or a "
+            f"tolerance, then ' -- ' and why, as in {PLATFORM_EXAMPLE}"
+        )
+    names = [name.strip() for name in found.group("names").split(",")]
+    for name in names:
+        if name not in PLATFORMS:
+            why = " (the .out file is the CPU's output)" if name == "cpu" else ""
+            raise SnippetError(
+                f"{where}: malformed platform declaration: {name!r} is not one of {', '.join(PLATFORMS)}{why}"
+            )
+    if len(set(names)) != len(names):
+        raise SnippetError(f"{where}: malformed platform declaration: a platform named twice")
+    rest = found.group("rest")
+    reason = TOLERANCE.match(rest)
+    if rest.split()[0] == "differs":
+        if not reason or reason.group("values").strip() != "differs":
+            raise SnippetError(
+                f"{where}: malformed platform declaration: say why after 'differs -- ', as in "
+                f"{PLATFORM_EXAMPLE}"
+            )
+        return names, True, 0.0, 0.0, reason.group("reason").strip()
+    rtol, atol = _tolerance_values(rest, where, "platform", PLATFORM_EXAMPLE)
+    return names, False, rtol, atol, TOLERANCE.match(rest).group("reason").strip()
+
+
+def parse_platforms(source: str, name: str) -> dict[str, PlatformDifference]:
+    """The ``# platform:`` declarations of the snippet ``source``, by platform (validated as the
+    other declarations are: :class:`SnippetError` naming ``name`` and the line)."""
+    found = {}
+    for key, (value, line) in _header(source, name).items():
+        if key.startswith("platform:"):
+            _, differs, rtol, atol, reason = _platform_values(value, f"{name}:{line}")
+            platform = key.partition(":")[2]
+            found[platform] = PlatformDifference(platform, differs, rtol, atol, reason, line)
+    return found
 
 
 def parse_tolerance(source: str, name: str):
@@ -453,6 +544,7 @@ __all__ = [
     "execute",
     "main_namespace",
     "parse_declaration",
+    "parse_platforms",
     "parse_tolerance",
     "parse_warning",
     "restored_state",

@@ -169,3 +169,61 @@ def test_a_tolerance_declaration_is_read_with_its_values():
     assert parse_tolerance(source + "x = 1\n", "x.py") == Tolerance(rtol=2e-3, atol=1e-6)
     assert parse_tolerance("x = 1\n", "x.py") == DEFAULT
     assert run(source + "x = 1\n") == (None, None)  # the contract accepts it
+
+
+# --- platform declarations ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ("# platform: gpu differs\n", "x.py:1: malformed platform declaration: say why after 'differs -- '"),
+        ("# platform: gpu rtol=1e-5\n", "x.py:1: malformed platform declaration: say why after ' -- '"),
+        ("# platform: gpu -- why\n", "x.py:1: malformed platform declaration: say why after ' -- '"),
+        ("# platform: cpu differs -- why\n", "'cpu' is not one of gpu, tpu (the .out file is the CPU's"),
+        ("# platform: cuda differs -- why\n", "x.py:1: malformed platform declaration: 'cuda' is not one of"),
+        (
+            "# platform: gpu,gpu differs -- why\n",
+            "x.py:1: malformed platform declaration: a platform named twice",
+        ),
+        ("# platform: gpu differs now -- why\n", "say why after 'differs -- '"),
+        (
+            "# platform: gpu rtol=0.5 -- why\n",
+            "x.py:1: malformed platform declaration: rtol=0.5 is not a tolerance",
+        ),
+        ("# platform: tpu rtl=1e-3 -- why\n", "x.py:1: malformed platform declaration: 'rtl=1e-3' is not"),
+        (
+            "# platform: gpu differs -- a\n# platform: tpu,gpu rtol=1e-3 -- b\n",
+            "x.py:2: malformed platform declaration: a second '# platform:' line for gpu",
+        ),
+        (
+            "x = 1\n# platform: gpu differs -- why\n",
+            "x.py:2: malformed platform declaration: '# platform:' must",
+        ),
+        ("# platform:\n", "x.py:1: malformed platform declaration: name the platforms"),
+    ],
+)
+def test_a_malformed_platform_declaration_fails_naming_the_file_and_line(header, message):
+    """Checked where the other declarations are: running the snippet (the build) refuses it."""
+    with pytest.raises(SnippetError) as failure:
+        run(header + "print(1.5)\n")
+    assert message in str(failure.value), str(failure.value)
+
+
+def test_platform_declarations_are_read_per_platform():
+    from jaxbook.snippet import PlatformDifference, parse_platforms
+
+    source = (
+        "# tolerance: rtol=1e-5 -- the CPU's own\n"
+        "# platform: gpu rtol=2e-3, atol=1e-6 -- TF32 matmuls\n"
+        "# platform: tpu differs -- lists the machine's own devices\n"
+        "x = 1\n"
+    )
+    assert parse_platforms(source, "x.py") == {
+        "gpu": PlatformDifference("gpu", False, 2e-3, 1e-6, "TF32 matmuls", 2),
+        "tpu": PlatformDifference("tpu", True, 0.0, 0.0, "lists the machine's own devices", 3),
+    }
+    both = parse_platforms("# platform: gpu, tpu differs -- device names\n", "x.py")
+    assert sorted(both) == ["gpu", "tpu"] and all(d.differs for d in both.values())
+    assert parse_platforms("x = 1\n", "x.py") == {}
+    assert run(source) == (None, None)  # the contract accepts them

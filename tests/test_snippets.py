@@ -17,7 +17,7 @@ import pytest
 
 from jaxbook import ROOT, outputs, pages, verdict
 from jaxbook.execute import Executor
-from jaxbook.snippet import DECLARATION, parse_declaration, source_of
+from jaxbook.snippet import DECLARATION, parse_declaration, parse_platforms, source_of
 from tests import verdicts
 
 SNIPPETS = ROOT / "snippets"
@@ -103,12 +103,25 @@ def test_snippets_give_the_same_output_twice(filled_store, executor):
 def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
     missing = [p.relative_to(ROOT).as_posix() for p in discover() if not outputs.expected_path(p).is_file()]
     assert not missing, f"run `make outputs` for: {missing}"
-    stray = [
-        p.relative_to(ROOT).as_posix()
-        for p in SNIPPETS.rglob("*.out")
-        if not p.with_suffix(".py").is_file() or p.name.startswith("_")
-    ]
-    assert not stray, f"expected outputs without a snippet: {stray}"
+    stray = []
+    for p in SNIPPETS.rglob("*.out"):
+        snippet, platform = outputs.snippet_of(p)
+        if not snippet.is_file() or p.name.startswith("_"):
+            stray.append(p.relative_to(ROOT).as_posix())
+        elif platform and not getattr(
+            parse_platforms(source_of(snippet), str(snippet)).get(platform), "differs", False
+        ):  # an accelerator's output without the declaration that it differs there
+            stray.append(p.relative_to(ROOT).as_posix())
+    assert not stray, f"expected outputs without a snippet (or its '# platform: ... differs'): {stray}"
+
+
+def test_out_files_map_to_their_snippets():
+    """x.out and an accelerator's x.gpu.out belong to x.py; other dotted names are not platforms."""
+    assert outputs.snippet_of(SNIPPETS / "a/x.out") == (SNIPPETS / "a/x.py", None)
+    assert outputs.snippet_of(SNIPPETS / "a/x.gpu.out") == (SNIPPETS / "a/x.py", "gpu")
+    assert outputs.snippet_of(SNIPPETS / "a/x.tpu.out") == (SNIPPETS / "a/x.py", "tpu")
+    assert outputs.snippet_of(SNIPPETS / "a/x.cpu.out") == (SNIPPETS / "a/x.cpu.py", None)
+    assert outputs.expected_path(SNIPPETS / "a/x.py", "gpu") == SNIPPETS / "a/x.gpu.out"
 
 
 def test_discovery_finds_the_snippets():

@@ -23,4 +23,7 @@ lrs = jnp.array([0.001, 0.01, 0.1, 1.2])
 # 4 runs in one program
 final = jax.jit(jax.vmap(train, in_axes=(0, None, None)))(lrs, x, y)
 for lr, loss in zip(lrs, final):
-    print(f"lr {float(lr):<6.3g} final loss {float(loss):.3g}")
+    # the digits of a converged loss depend on the matmul precision
+    # (lr 0.1: 2.7e-07 in float32, 7.7e-07 in an H200's default TF32)
+    shown = f"{float(loss):.3g}" if loss >= 1e-5 else "< 1e-5"
+    print(f"lr {float(lr):<6.3g} final loss {shown}")

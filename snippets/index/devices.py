@@ -1,3 +1,5 @@
+# platform: gpu,tpu differs -- lists the machine's own backend and devices
+
 import jax
 
 print("backend:", jax.default_backend())

@@ -11,9 +11,9 @@ def normalize(x):
 
 
 normalize_jit = jax.jit(normalize)
-# created before logging starts; d is placed on device 2 explicitly
+# created before logging starts; d is put on device 0, the default, explicitly
 a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)
-d = jax.device_put(jnp.ones(3), jax.devices()[2])
+d = jax.device_put(jnp.ones(3), jax.devices()[0])
 
 # JAX logs compiles to stderr; show its "Compiling" lines here instead
 handler = logging.StreamHandler(sys.stdout)

@@ -1,3 +1,5 @@
+# platform: gpu differs -- an H200 printed another output: the compiled program and its memory are the GPU's
+
 import contextlib
 import io
 

@@ -1,3 +1,5 @@
+# platform: gpu differs -- an H200 printed other verdicts: it does the 7 GFLOP in microseconds
+
 import time
 
 import jax

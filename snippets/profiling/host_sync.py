@@ -1,10 +1,20 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
+
+
+def work(a):
+    """Busy work on any device. a: (n, n) -> (), exactly 1.0 in float32."""
+    # about 7 GFLOP keep a CPU busy; the largest |tanh| is exactly 1.0
+    m = jnp.max(jnp.abs(jnp.tanh((a @ a) @ a)))
+    # a large GPU does those in microseconds, but it runs a rolled loop
+    # step by step: 2000 dependent steps keep it busy (max(1, tanh(1)) = 1)
+    return lax.fori_loop(0, 2000, lambda i, s: jnp.maximum(s, jnp.tanh(s)), m)
+
 
 a = jax.random.normal(jax.random.key(0), (1200, 1200))
-# about 7 GFLOP; the largest |tanh| is exactly 1.0 in float32
-slow = jax.jit(lambda a: jnp.max(jnp.abs(jnp.tanh((a @ a) @ a))))
+slow = jax.jit(work)
 slow(a).block_until_ready()  # compile outside the test
 
 readers = {  # each needs the value on the host

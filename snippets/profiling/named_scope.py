@@ -1,3 +1,5 @@
+# platform: gpu differs -- the compiled program and the profiler's files are the GPU's (an H200 printed others)
+
 """jax.named_scope names the operations traced inside it."""
 
 import gzip

@@ -1,3 +1,5 @@
+# platform: gpu,tpu differs -- names the machine's last device (cuda:0 on one GPU)
+
 import jax
 
 jax.config.update("jax_debug_key_reuse", False)  # reuse below on purpose
