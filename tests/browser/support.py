@@ -38,7 +38,14 @@ STEPS = [
 READING_ORDER_START = (
     ["index", "docs/prerequisites"]
     + [f"guide/{s}" for s in STEPS]
-    + ["docs/mistakes", "docs/comparison", "docs/faq", "docs/next_steps", "practice/index"]
+    + [
+        "docs/mistakes",
+        "docs/comparison",
+        "docs/faq",
+        "docs/accelerators",
+        "docs/next_steps",
+        "practice/index",
+    ]
 )
 
 #: The hosts the site is served from: the only hosts the browser reaches (:data:`CHROMIUM_ARGS`).
