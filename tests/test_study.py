@@ -1,0 +1,190 @@
+"""``make practice`` (jaxbook/study.py) as a learner uses it: in a real terminal (a pty), on a copy
+of the practice tree, with saves of the starter re-checked by the warm worker; and through a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from jaxbook import ROOT, study
+from tests.test_check import toy_problem
+
+#: It reads the practice problems (the plan, the pages' hints, the starters), none of the rest.
+pytestmark = pytest.mark.inputs("practice")
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def practice_copy(tmp_path):
+    """The practice tree and the root conftest.py, copied into a git repository under tmp_path."""
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+    shutil.copytree(ROOT / "practice", tmp_path / "practice", ignore=ignore)
+    git = ["git", "-c", "user.name=study", "-c", "user.email=study@example.org", "-C", str(tmp_path)]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "practice"]):
+        subprocess.run(git + command, check=True)
+    return tmp_path / "practice"
+
+
+class Terminal:
+    """A program in a pseudo-terminal; ``until`` waits for text to appear on it."""
+
+    def __init__(self, command, cwd):
+        self.text, self.seen = "", 0
+        pid, self.fd = pty.fork()
+        if pid == 0:  # the child: the program, with the pty as its terminal
+            os.chdir(cwd)
+            os.environ.update(COLUMNS="120", LINES="60", TERM="xterm")
+            os.execv(command[0], command)
+        self.pid = pid
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self.text += ANSI.sub("", data.decode(errors="replace"))
+
+    def until(self, *wanted, timeout=120):
+        """Wait until every string of ``wanted`` has appeared since the last call; return that text."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            new = self.text[self.seen :]
+            if all(w in new for w in wanted):
+                self.seen = len(self.text)
+                return new
+            time.sleep(0.05)
+        raise AssertionError(f"not shown within {timeout} s: {wanted}\n--- the terminal since:\n{new}")
+
+    def press(self, key):
+        os.write(self.fd, key.encode())
+
+    def exit_code(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid = None
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.05)
+        raise AssertionError("the program did not quit")
+
+    def close(self):
+        """Stop the program if it still runs (its worker ends with it: its stdin closes)."""
+        if self.pid is not None:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+FAILING = '''import jax.numpy as jnp
+
+
+def masked_mean(x, mask, axis=-1):
+    """Divides by the count even when it is 0."""
+    total = jnp.sum(jnp.where(mask, x, 0), axis=axis)
+    return total / jnp.sum(mask, axis=axis)
+'''
+
+
+def test_a_learner_studies_in_a_terminal(tmp_path):
+    practice = practice_copy(tmp_path)
+    folder = practice / "arrays" / "masked_mean"
+    starter, untouched = folder / "starter.py", (folder / "starter.py").read_text()
+    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), "--problem", "masked-mean"]
+    term = Terminal(command, ROOT)
+    try:
+        first = term.until("Masked Mean Without Boolean Indexing", "0/9 tests pass")
+        assert "_build/html/practice/arrays/masked_mean.html" in first
+        assert "FAIL  3. A slice without any True entry gives exactly `0.0`" in first
+
+        starter.write_text(FAILING)  # a save: checked again
+        shown = term.until("2/9 tests pass: not yet")  # it fails on an empty row only
+        assert "FAIL  3. A slice without any True entry" in shown, shown
+        assert "Smallest failing example of test_axis_matches_numpy_loop:" in shown, shown
+        assert "[False, False]" in shown, shown
+
+        starter.write_text("def masked_mean(x, mask, axis=-1:\n    return x\n")
+        shown = term.until("does not import")
+        assert 'masked_mean/starter.py", line 1' in shown and shown.count("SyntaxError") == 1, shown
+
+        term.press("h")
+        shown = term.until("Hint: the sum and the count (1/2)")
+        assert "jnp.where(mask, x, 0)" in shown and "Hint: the empty row" not in shown
+
+        term.press("r")  # reset: git's starter back, the attempt kept, and checked again
+        term.until("Reset practice/arrays/masked_mean/starter.py", "0/9 tests pass")
+        assert starter.read_text() == untouched
+        (backup,) = (tmp_path / ".study" / "backups" / "arrays" / "masked_mean").glob("starter.py.bak-*")
+        assert "axis=-1:" in backup.read_text()
+
+        shutil.copy(folder / "solution.py", starter)  # a passing attempt: on to the next problem
+        shown = term.until(
+            "Solved arrays/masked-mean! Next in the plan: arrays/prng-key-splitting", "PRNG Key Splitting"
+        )
+        term.until("tests pass: not yet")
+
+        term.press("s")
+        term.until("Stable Log-Sum-Exp", "tests pass")
+        term.press("l")
+        shown = term.until("passed       arrays/masked-mean")
+        assert "> attempted    arrays/stable-logsumexp" in shown, shown
+        term.press("q")
+        assert term.exit_code() == 0
+    finally:
+        term.close()
+    progress = json.loads((tmp_path / ".study" / "progress.json").read_text())
+    assert progress["arrays/masked-mean"] == "passed" and progress["arrays/prng-key-splitting"] == "attempted"
+
+
+def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
+    practice = practice_copy(tmp_path)
+    study.save_progress(
+        tmp_path, {"arrays/masked-mean": "passed", "autodiff/hessian-vector-product": "attempted"}
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxbook.study", "--practice", str(practice)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Study plan: 1 passed, 1 attempted, 33 not started (of 35)"
+    names = [re.search(r"\b[a-z_]+/[a-z-]+\b", line)[0] for line in lines[1:]]
+    assert len(names) == 35 == len(set(names))
+    # the plan's order: the sections in practice/index.md's order, each problem in its index's
+    assert names[:2] == ["arrays/functional-array-update", "arrays/masked-mean"]
+    assert names[-1].startswith("performance/") and names.index("autodiff/value-and-grad-loss") == 4
+    assert lines[2].split()[:2] == ["passed", "arrays/masked-mean"]
+    assert "attempted    autodiff/hessian-vector-product" in done.stdout
+
+
+def test_a_check_that_hangs_is_stopped_and_the_worker_restarted(tmp_path):
+    tests = "def test_hangs(impl):\n    while impl.answer() == 42:\n        pass\n"
+    practice = toy_problem(tmp_path, "def answer():\n    return 42\n", tests)
+    folder = practice / "toys" / "toy_problem"
+    worker = study.Worker(practice, limit=3)
+    try:
+        stopped = worker.check(folder)
+        assert stopped["error"].startswith("Stopped: the check did not finish within 3 s"), stopped
+        assert worker.process is None
+        (folder / "starter.py").write_text("def answer():\n    return 41\n")
+        assert worker.check(folder)["status"] == study.PASSED
+    finally:
+        worker.stop()
