@@ -23,6 +23,7 @@ import io
 import json
 import os
 import queue
+import re
 import select
 import shutil
 import signal
@@ -43,6 +44,7 @@ LIMIT = 120  # seconds a check may run before the worker is stopped
 HINT = "Hint"  # a page's hints are its ``{dropdown} Hint: ...`` blocks
 KEYS = "h hint · r reset · s skip · l list · q quit"
 CLEAR = "\x1b[H\x1b[2J"
+IMPL = re.compile(r"\n *impl=<module .*>,")  # a failing example's argument the learner knows: the starter
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,22 @@ def original(problem: Problem) -> bytes:
     return done.stdout
 
 
+def contents(path: Path) -> bytes | None:
+    """The file's bytes; None while it is missing (an editor replacing it)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def untouched(problem: Problem) -> bool:
+    """The starter is git's: the problem is not started, whatever its check says."""
+    try:
+        return contents(problem.starter) == original(problem)
+    except subprocess.CalledProcessError:  # not in git: every starter counts as an attempt
+        return False
+
+
 def state(problem: Problem, progress: dict[str, str]) -> str:
     return progress.get(problem.name, NOT_STARTED)
 
@@ -155,12 +173,13 @@ def checked(folder: Path, practice: Path) -> dict:
     requirements = []
     for number, sentence in summary.requirements.items():
         outcomes = [summary.outcomes.get(t) for t, numbers in summary.checks.items() if number in numbers]
-        shown_state = "PASS" if outcomes and all(o == "passed" for o in outcomes) else "FAIL"
-        requirements.append((number, shown_state if outcomes else "----", sentence))
+        passed = sum(o == "passed" for o in outcomes)
+        shown = f"{'PASS' if passed == len(outcomes) else 'FAIL'} {passed}/{len(outcomes)}"
+        requirements.append((number, shown if outcomes else "no test", sentence))
     return {
         "status": PASSED if verdict == SOLVED else ATTEMPTED,
         "requirements": requirements,
-        "examples": {t: e for t, e in summary.examples.items() if e},
+        "examples": {t: IMPL.sub("", e) for t, e in summary.examples.items() if e},
         "collect_errors": summary.collect_errors,
         "verdict": printed.getvalue().strip().splitlines()[-1],
     }
@@ -226,9 +245,13 @@ class Worker:
             self.start()
         if not self.ready:
             self.ready = self._line(LIMIT) == "ready\n"  # the start, with JAX's import, once
+        if not self.ready:
+            self.stop()
+            log = (self.practice.parent / STATE / "worker.log").relative_to(self.practice.parent)
+            return {"status": ATTEMPTED, "error": f"The checker did not start: see {log}."}
         self.process.stdin.write(f"{folder}\n")
         self.process.stdin.flush()
-        answer = self._line(self.limit) if self.ready else None
+        answer = self._line(self.limit)
         if answer is None:
             self.stop()
             return {
@@ -259,10 +282,13 @@ def screen(study: Study) -> str:
     if result.get("error"):
         lines += [result["error"].rstrip(), ""]
     elif result:
-        lines += ["Requirements:"]
+        lines += ["Requirements (PASS when every test that checks it passes; tests passed / tests):"]
         for number, shown, sentence in result["requirements"]:
             lines += textwrap.wrap(
-                f"{number}. {sentence}", width - 2, initial_indent=f"  {shown}  ", subsequent_indent=" " * 10
+                f"{number}. {sentence}",
+                width - 2,
+                initial_indent=f"  {shown:8}  ",
+                subsequent_indent=" " * 15,
             )
         for test, example in result["examples"].items():
             lines += ["", f"Smallest failing example of {test}:", textwrap.indent(example, "  ")]
@@ -300,10 +326,12 @@ class Study:
 
     def check(self) -> None:
         """Check the current starter, record the progress, and move on when it passes."""
-        self.result = None
+        self.result, self.checked = None, contents(self.current.starter)
         self.draw()
         self.result = self.worker.check(self.current.folder)
         self.progress[self.current.name] = self.result["status"]
+        if untouched(self.current) and self.result["status"] != PASSED:
+            del self.progress[self.current.name]
         save_progress(self.root, self.progress)
         if self.result["status"] == PASSED:
             solved = self.current
@@ -320,7 +348,7 @@ class Study:
         self.go(next((p for p in after if state(p, self.progress) != PASSED), after[0]))
 
     def reset(self) -> None:
-        """Back to git's starter; the attempt is kept in .study/backups/ (the watcher re-checks)."""
+        """Back to git's starter, checked; the attempt is kept in .study/backups/."""
         backup = self.root / STATE / "backups" / self.current.starter.relative_to(self.practice)
         backup = backup.with_name(f"starter.py.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup.parent.mkdir(parents=True, exist_ok=True)
@@ -329,6 +357,7 @@ class Study:
         self.progress.pop(self.current.name, None)
         save_progress(self.root, self.progress)
         self.message = f"Reset {self.current.starter.relative_to(self.root)}; your attempt is in {backup.relative_to(self.root)}"
+        self.check()
 
     def key(self, key: str) -> bool:
         """Act on a key; False to quit."""
@@ -342,6 +371,7 @@ class Study:
                 self.message = "No more hints: the reference solution is at the bottom of the page."
         elif key == "r":
             self.reset()
+            return True
         elif key == "s":
             self.next()
             self.check()
@@ -380,9 +410,7 @@ class Study:
                     continue
                 if kind == "key" and not self.key(value):
                     break
-                if kind == "saved" and value == self.current.starter:
-                    while not self.events.empty() and self.events.queue[0] == (kind, value):
-                        self.events.get()  # one check for a burst of saves
+                if kind == "saved" and value == self.current.starter and contents(value) != self.checked:
                     self.message = ""
                     self.check()
         finally:
@@ -395,7 +423,7 @@ def recompute(practice: Path, limit: float) -> dict[str, str]:
     worker, progress = Worker(practice, limit), {}
     try:
         for problem in plan(practice):
-            if problem.starter.read_bytes() != original(problem):
+            if not untouched(problem):
                 progress[problem.name] = worker.check(problem.folder)["status"]
                 print(f"  {progress[problem.name]:12} {problem.name}", flush=True)
     finally:

@@ -38,12 +38,12 @@ def practice_copy(tmp_path):
 class Terminal:
     """A program in a pseudo-terminal; ``until`` waits for text to appear on it."""
 
-    def __init__(self, command, cwd):
-        self.text, self.seen = "", 0
+    def __init__(self, command, cwd, columns=120):
+        self.raw, self.text, self.seen = "", "", 0
         pid, self.fd = pty.fork()
         if pid == 0:  # the child: the program, with the pty as its terminal
             os.chdir(cwd)
-            os.environ.update(COLUMNS="120", LINES="60", TERM="xterm")
+            os.environ.update(COLUMNS=str(columns), LINES="60", TERM="xterm")
             os.execv(command[0], command)
         self.pid = pid
         threading.Thread(target=self._read, daemon=True).start()
@@ -56,7 +56,8 @@ class Terminal:
                 return
             if not data:
                 return
-            self.text += ANSI.sub("", data.decode(errors="replace"))
+            self.raw += data.decode(errors="replace")
+            self.text = ANSI.sub("", self.raw)
 
     def until(self, *wanted, timeout=120):
         """Wait until every string of ``wanted`` has appeared since the last call; return that text."""
@@ -109,11 +110,12 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     try:
         first = term.until("Masked Mean Without Boolean Indexing", "0/9 tests pass")
         assert "_build/html/practice/arrays/masked_mean.html" in first
-        assert "FAIL  3. A slice without any True entry gives exactly `0.0`" in first
+        assert "FAIL 0/3  3. A slice without any True entry gives exactly `0.0`" in first
 
         starter.write_text(FAILING)  # a save: checked again
         shown = term.until("2/9 tests pass: not yet")  # it fails on an empty row only
-        assert "FAIL  3. A slice without any True entry" in shown, shown
+        assert "FAIL 0/3  3. A slice without any True entry" in shown, shown
+        assert "FAIL 2/3  7. The gradient" in shown, shown
         assert "Smallest failing example of test_axis_matches_numpy_loop:" in shown, shown
         assert "[False, False]" in shown, shown
 
@@ -141,13 +143,14 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
         term.until("Stable Log-Sum-Exp", "tests pass")
         term.press("l")
         shown = term.until("passed       arrays/masked-mean")
-        assert "> attempted    arrays/stable-logsumexp" in shown, shown
+        assert "> not started  arrays/stable-logsumexp" in shown, shown
         term.press("q")
         assert term.exit_code() == 0
     finally:
         term.close()
     progress = json.loads((tmp_path / ".study" / "progress.json").read_text())
-    assert progress["arrays/masked-mean"] == "passed" and progress["arrays/prng-key-splitting"] == "attempted"
+    # checked but untouched (prng-key-splitting, stable-logsumexp): not started
+    assert progress == {"arrays/masked-mean": "passed"}
 
 
 def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
