@@ -95,7 +95,8 @@ def links(problem: Problem, root: Path) -> list[str]:
     when one is set)."""
     page = problem.page.relative_to(root).with_suffix(".html").as_posix()
     base = os.environ.get("READTHEDOCS_CANONICAL_URL") or os.environ.get("JAXBOOK_BASE_URL")
-    return [f"_build/html/{page}", f"{base.rstrip('/')}/{page}" if base else f"<the book's address>/{page}"]
+    hosted = f"{base.rstrip('/')}/{page}" if base else f"<the book's address>/{page}"
+    return [f"page:   _build/html/{page} (after make html)", f"online: {hosted}"]
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -145,10 +146,15 @@ def state(problem: Problem, progress: dict[str, str]) -> str:
     return progress.get(problem.name, NOT_STARTED)
 
 
+def counts(problems: list[Problem], progress: dict[str, str]) -> str:
+    """``3 passed, 1 attempted, 31 not started (of 35)``."""
+    found = {s: sum(state(p, progress) == s for p in problems) for s in (PASSED, ATTEMPTED, NOT_STARTED)}
+    return f"{', '.join(f'{n} {s}' for s, n in found.items())} (of {len(problems)})"
+
+
 def table(problems: list[Problem], progress: dict[str, str], current: Problem | None = None) -> str:
     """The progress table: a count, then one line per problem in plan order."""
-    counts = {s: sum(state(p, progress) == s for p in problems) for s in (PASSED, ATTEMPTED, NOT_STARTED)}
-    lines = [f"Study plan: {', '.join(f'{n} {s}' for s, n in counts.items())} (of {len(problems)})"]
+    lines = [f"Study plan: {counts(problems, progress)}"]
     for p in problems:
         mark = ">" if p == current else " "
         lines.append(f"{mark} {state(p, progress):12} {p.name:38} {p.title()}")
@@ -174,8 +180,8 @@ def checked(folder: Path, practice: Path) -> dict:
     for number, sentence in summary.requirements.items():
         outcomes = [summary.outcomes.get(t) for t, numbers in summary.checks.items() if number in numbers]
         passed = sum(o == "passed" for o in outcomes)
-        shown = f"{'PASS' if passed == len(outcomes) else 'FAIL'} {passed}/{len(outcomes)}"
-        requirements.append((number, shown if outcomes else "no test", sentence))
+        mark = f"{'PASS' if passed == len(outcomes) else 'FAIL'} {passed}/{len(outcomes)}"
+        requirements.append((number, mark if outcomes else "no test", sentence))
     return {
         "status": PASSED if verdict == SOLVED else ATTEMPTED,
         "requirements": requirements,
@@ -236,9 +242,9 @@ class Worker:
         self.process = None
 
     def _line(self, timeout: float) -> str | None:
-        """The worker's next line; None when it gave none within ``timeout`` seconds or ended."""
+        """The worker's next line: "" when it ended, None when it gave none within ``timeout`` seconds."""
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        return (self.process.stdout.readline() or None) if ready else None
+        return self.process.stdout.readline() if ready else None
 
     def check(self, folder: Path) -> dict:
         if self.process is None or self.process.poll() is not None:
@@ -252,6 +258,10 @@ class Worker:
         self.process.stdin.write(f"{folder}\n")
         self.process.stdin.flush()
         answer = self._line(self.limit)
+        if answer == "":
+            self.stop()
+            log = (self.practice.parent / STATE / "worker.log").relative_to(self.practice.parent)
+            return {"status": ATTEMPTED, "error": f"The checker ended during the check: see {log}."}
         if answer is None:
             self.stop()
             return {
@@ -268,14 +278,13 @@ class Worker:
 def screen(study: Study) -> str:
     """What the terminal shows: progress, the current problem, its last check, hints, keys."""
     p, width = study.current, shutil.get_terminal_size().columns
-    passed = sum(state(q, study.progress) == PASSED for q in study.problems)
     lines = [
-        f"Study plan: {passed}/{len(study.problems)} passed"
-        f" · problem {study.problems.index(p) + 1}: {p.name} ({state(p, study.progress)})",
+        f"Study plan: {counts(study.problems, study.progress)}",
+        f"Problem {study.problems.index(p) + 1} of {len(study.problems)}: {p.name} ({state(p, study.progress)})",
         "",
         p.title(),
-        *(f"  page: {link}" for link in links(p, study.root)),
-        f"  edit: {p.starter.relative_to(study.root)} (checked on every save)",
+        *(f"  {link}" for link in links(p, study.root)),
+        f"  edit:   {p.starter.relative_to(study.root)} (checked on every save)",
         "",
     ]
     result = study.result or {}
@@ -292,7 +301,9 @@ def screen(study: Study) -> str:
             )
         for test, example in result["examples"].items():
             lines += ["", f"Smallest failing example of {test}:", textwrap.indent(example, "  ")]
-        lines += ["", result["verdict"], ""]
+        if result["collect_errors"]:
+            lines += ["", "The tests could not be collected."]
+        lines += ["", result["verdict"], f"(pytest's report of each test: {STATE}/last-check.log)", ""]
     else:
         lines += ["Checking...", ""]
     for number, (title, text) in enumerate(study.hints[: study.shown_hints], 1):
@@ -335,10 +346,13 @@ class Study:
         save_progress(self.root, self.progress)
         if self.result["status"] == PASSED:
             solved = self.current
-            self.next()
-            self.message = f"Solved {solved.name}! Next in the plan: {self.current.name}."
-            self.check()
-            return
+            if all(state(p, self.progress) == PASSED for p in self.problems):
+                self.message = f"Solved {solved.name}: every problem of the plan passes. Well done!"
+            else:
+                self.next()
+                self.message = f"Solved {solved.name}! Next in the plan: {self.current.name}."
+                self.check()
+                return
         self.draw()
 
     def next(self) -> None:
@@ -379,8 +393,10 @@ class Study:
         elif key == "l":
             self.draw(table(self.problems, self.progress, self.current) + "\n\n" + KEYS)
             return True
-        else:
+        elif key.isprintable():
             self.message = f"{key!r}: not a key of make practice ({KEYS})"
+        else:
+            return True  # a part of an arrow key, say: nothing to do
         self.draw()
         return True
 

@@ -109,11 +109,14 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     term = Terminal(command, ROOT)
     try:
         first = term.until("Masked Mean Without Boolean Indexing", "0/9 tests pass")
+        assert "Study plan: 0 passed, 0 attempted, 35 not started (of 35)" in first
+        assert "Problem 2 of 35: arrays/masked-mean (not started)" in first
         assert "_build/html/practice/arrays/masked_mean.html" in first
         assert "FAIL 0/3  3. A slice without any True entry gives exactly `0.0`" in first
 
         starter.write_text(FAILING)  # a save: checked again
         shown = term.until("2/9 tests pass: not yet")  # it fails on an empty row only
+        assert "Study plan: 0 passed, 1 attempted, 34 not started (of 35)" in shown, shown
         assert "FAIL 0/3  3. A slice without any True entry" in shown, shown
         assert "FAIL 2/3  7. The gradient" in shown, shown
         assert "Smallest failing example of test_axis_matches_numpy_loop:" in shown, shown
@@ -137,7 +140,8 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
         shown = term.until(
             "Solved arrays/masked-mean! Next in the plan: arrays/prng-key-splitting", "PRNG Key Splitting"
         )
-        term.until("tests pass: not yet")
+        shown = term.until("tests pass: not yet")
+        assert "Study plan: 1 passed, 0 attempted, 34 not started (of 35)" in shown, shown
 
         term.press("s")
         term.until("Stable Log-Sum-Exp", "tests pass")
@@ -178,7 +182,7 @@ def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
     assert "attempted    autodiff/hessian-vector-product" in done.stdout
 
 
-def test_a_check_that_hangs_is_stopped_and_the_worker_restarted(tmp_path):
+def test_a_check_that_hangs_or_ends_the_worker_is_stopped_and_the_worker_restarted(tmp_path):
     tests = "def test_hangs(impl):\n    while impl.answer() == 42:\n        pass\n"
     practice = toy_problem(tmp_path, "def answer():\n    return 42\n", tests)
     folder = practice / "toys" / "toy_problem"
@@ -189,5 +193,35 @@ def test_a_check_that_hangs_is_stopped_and_the_worker_restarted(tmp_path):
         assert worker.process is None
         (folder / "starter.py").write_text("def answer():\n    return 41\n")
         assert worker.check(folder)["status"] == study.PASSED
+        (folder / "starter.py").write_text("import os\n\nos._exit(3)\n")  # ends the worker itself
+        assert worker.check(folder)["error"] == "The checker ended during the check: see .study/worker.log."
+        (folder / "starter.py").write_text("def answer():\n    return 41\n")
+        assert worker.check(folder)["status"] == study.PASSED
     finally:
         worker.stop()
+
+
+def toctree(index):
+    """The entries of the toctree of ``index`` (read as text, not as the program reads it)."""
+    block = index.read_text().split("```{toctree}")[1].split("```")[0]
+    return [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
+
+
+def test_the_plan_and_the_hints_come_from_the_pages():
+    """The plan is the toctrees' order (sections in practice/index.md, problems in each section's
+    index.md), with every problem folder once; each page's hints are its ``{dropdown} Hint`` blocks."""
+    problems = study.plan()
+    assert sorted(p.folder for p in problems) == sorted(
+        p.parent for p in study.PRACTICE.glob("*/*/starter.py")
+    )
+    expected = [
+        f"{section.removesuffix('/index')}/{name}"
+        for section in toctree(study.PRACTICE / "index.md")
+        for name in toctree(study.PRACTICE / section.replace("/index", "/index.md"))
+    ]
+    assert [p.folder.relative_to(study.PRACTICE).as_posix() for p in problems] == expected
+    for problem in problems:
+        text = problem.page.read_text()
+        found = study.hints(problem.page)
+        assert len(found) == text.count("{dropdown} Hint:") > 0, problem.name
+        assert all(body in text and "```" not in title for title, body in found), problem.name
