@@ -157,7 +157,7 @@ def table(problems: list[Problem], progress: dict[str, str], current: Problem | 
     lines = [f"Study plan: {counts(problems, progress)}"]
     for p in problems:
         mark = ">" if p == current else " "
-        lines.append(f"{mark} {state(p, progress):12} {p.name:38} {p.title()}")
+        lines.append(f"{mark} {state(p, progress):12} {p.name:40} {p.title()}")
     return "\n".join(lines)
 
 
@@ -469,10 +469,12 @@ def main(argv=None) -> int:
         return 2
     if args.recompute:
         recompute(practice, args.limit)
+    problems = plan(practice)
+    start = next((p for p in problems if p.folder == folder), None)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(table(plan(practice), load_progress(practice.parent)))
+        print(table(problems, load_progress(practice.parent), start))
         return 0
-    study = Study(practice, next((p for p in plan(practice) if p.folder == folder), None), args.limit)
+    study = Study(practice, start, args.limit)
     import termios
     import tty
 

@@ -157,21 +157,22 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     assert progress == {"arrays/masked-mean": "passed"}
 
 
+def piped(practice, *options):
+    """``make practice`` with its output to a pipe (as in CI): the progress table."""
+    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), *options]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
     practice = practice_copy(tmp_path)
     study.save_progress(
         tmp_path, {"arrays/masked-mean": "passed", "autodiff/hessian-vector-product": "attempted"}
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "jaxbook.study", "--practice", str(practice)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = piped(practice).splitlines()
     assert lines[0] == "Study plan: 1 passed, 1 attempted, 33 not started (of 35)"
     names = [re.search(r"\b[a-z_]+/[a-z-]+\b", line)[0] for line in lines[1:]]
     assert len(names) == 35 == len(set(names))
@@ -179,7 +180,21 @@ def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
     assert names[:2] == ["arrays/functional-array-update", "arrays/masked-mean"]
     assert names[-1].startswith("performance/") and names.index("autodiff/value-and-grad-loss") == 4
     assert lines[2].split()[:2] == ["passed", "arrays/masked-mean"]
-    assert "attempted    autodiff/hessian-vector-product" in done.stdout
+    assert "attempted    autodiff/hessian-vector-product" in "\n".join(lines)
+
+    # RECOMPUTE=1: from the starters (the record above is out of date): untouched ones are not started
+    (practice / "arrays" / "masked_mean" / "starter.py").write_text(FAILING)
+    logsumexp = practice / "arrays" / "stable_logsumexp"
+    shutil.copy(logsumexp / "solution.py", logsumexp / "starter.py")
+    table = piped(practice, "--recompute")
+    assert "Study plan: 1 passed, 1 attempted, 33 not started (of 35)" in table, table
+    assert "attempted    arrays/masked-mean" in table and "passed       arrays/stable-logsumexp" in table, (
+        table
+    )
+    assert json.loads((tmp_path / ".study" / "progress.json").read_text()) == {
+        "arrays/masked-mean": "attempted",
+        "arrays/stable-logsumexp": "passed",
+    }
 
 
 def test_a_check_that_hangs_or_ends_the_worker_is_stopped_and_the_worker_restarted(tmp_path):
