@@ -109,7 +109,12 @@ def progress_file(root: Path) -> Path:
 def load_progress(root: Path) -> dict[str, str]:
     """{problem name: PASSED or ATTEMPTED}; a problem not in it is not started."""
     path = progress_file(root)
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except json.JSONDecodeError as error:
+        raise SystemExit(
+            f"{path}: not the progress make practice writes ({error}); RECOMPUTE=1 rebuilds it"
+        ) from None
 
 
 def save_progress(root: Path, progress: dict[str, str]) -> None:
@@ -365,9 +370,15 @@ class Study:
         """Back to git's starter, checked; the attempt is kept in .study/backups/."""
         backup = self.root / STATE / "backups" / self.current.starter.relative_to(self.practice)
         backup = backup.with_name(f"starter.py.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            committed = original(self.current)
+        except subprocess.CalledProcessError as error:
+            self.message = f"Cannot reset: git has no starter here ({error.stderr.decode().strip()})"
+            self.draw()
+            return
         backup.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(self.current.starter, backup)
-        self.current.starter.write_bytes(original(self.current))
+        self.current.starter.write_bytes(committed)
         self.progress.pop(self.current.name, None)
         save_progress(self.root, self.progress)
         self.message = f"Reset {self.current.starter.relative_to(self.root)}; your attempt is in {backup.relative_to(self.root)}"
