@@ -3,6 +3,7 @@ of the practice tree, with saves of the starter re-checked by the warm worker; a
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pty
@@ -241,3 +242,15 @@ def test_the_plan_and_the_hints_come_from_the_pages():
         found = study.hints(problem.page)
         assert len(found) == text.count("{dropdown} Hint:") > 0, problem.name
         assert all(body in text and "```" not in title for title, body in found), problem.name
+
+
+def test_the_recorded_screen_on_the_study_plan_page_is_the_programs_today():
+    """practice/make_practice.svg is what tools/record_study.py records now (so it shows the
+    current screen, hints and requirements), and it requests nothing: no script, font or link."""
+    spec = importlib.util.spec_from_file_location("record_study", ROOT / "tools" / "record_study.py")
+    record_study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record_study)
+    committed = record_study.OUT.read_text(encoding="utf-8")
+    assert record_study.svg(record_study.record()) == committed, "run .venv/bin/python tools/record_study.py"
+    assert "<title>" in committed and not re.search(r"<script|@font-face|url\(|href", committed)
+    assert re.findall(r"https?://[^\"]+", committed) == ["http://www.w3.org/2000/svg"]  # its namespace
