@@ -229,21 +229,26 @@ class Worker:
     def start(self) -> None:
         state_dir = self.practice.parent / STATE
         state_dir.mkdir(exist_ok=True)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "jaxbook.study", "--worker", "--practice", str(self.practice)],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=open(state_dir / "worker.log", "a"),
-            text=True,
-            start_new_session=True,  # its own process group: stopped as a whole
-        )
+        with open(state_dir / "worker.log", "a") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "jaxbook.study", "--worker", "--practice", str(self.practice)],
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                start_new_session=True,  # its own process group: stopped as a whole
+            )
         self.ready = False
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
+        self.process.wait()
+        self.process.stdin.close()
+        self.process.stdout.close()
         self.process = None
 
     def _line(self, timeout: float) -> str | None:
