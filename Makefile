@@ -6,7 +6,7 @@ VENV := .venv/.installed
 # test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check bench audit lock outputs upgrade accelerator
+.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -51,6 +51,13 @@ upgrade: $(VENV)
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
 	$(PY) -m jaxbook.check '$(PROBLEM)'
+
+# Study the practice problems in the plan's order, each checked on every save of its starter (keys:
+# hint, reset, skip, list, quit); without a terminal, print the progress and exit:
+# make practice [PROBLEM=masked-mean] [RECOMPUTE=1: progress from the starters] [LIMIT=120: seconds per check]
+practice: $(VENV)
+	@$(PY) -m jaxbook.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
+	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)
 	$(PY) tools/bench.py $(BENCH)

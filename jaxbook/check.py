@@ -61,13 +61,15 @@ def find_problem(name: str, practice: Path = PRACTICE) -> Path:
 def import_error(folder: Path, which: str) -> str | None:
     """None if ``folder/<which>.py`` imports; otherwise the error, shown from the attempt's file.
 
-    Importing it here (the tests would import it again from the same cache) means a broken
+    The file is imported afresh, so a long-lived process (``make practice``'s warm worker) sees
+    every save. Importing it here (the tests would import it again from the same cache) means a broken
     attempt is reported once, instead of by every test."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from practice.conftest import load_impl  # the loader of the tests' ``impl`` fixture
+    from practice.conftest import forget, load_impl  # the loader of the tests' ``impl`` fixture
 
     path = folder / f"{which}.py"
+    forget(folder, which)
     try:
         load_impl(folder, which)
     except Exception as error:  # anything the attempt's module-level code raises
@@ -78,6 +80,39 @@ def import_error(folder: Path, which: str) -> str | None:
             traceback.format_exception_only(error)
         )
     return None
+
+
+def pytest_args(folder: Path, impl: str, practice: Path = PRACTICE) -> list[str]:
+    """pytest's arguments for a learner's check of ``folder`` against ``impl``."""
+    return [
+        str(folder),
+        f"--impl={impl}",
+        "--hypothesis-profile=small",
+        "-q",
+        "--tb=short",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:tests.verdicts",  # a learner's check runs every test, every time
+        "--import-mode=importlib",
+        "--rootdir",
+        str(practice.parent),
+    ]
+
+
+def run(
+    folder: Path, impl: str = "starter", practice: Path = PRACTICE
+) -> tuple[int, Summary | None, str | None]:
+    """Check ``folder/<impl>.py`` in this process: (pytest's exit code, the Summary, None), or
+    (1, None, the error) when it does not import. The runtime must be configured first."""
+    error = import_error(folder, impl)
+    if error is not None:
+        return 1, None, error
+    summary = Summary(folder.parent / f"{folder.name}.md")
+    code = pytest.main(pytest_args(folder, impl, practice), plugins=[summary])
+    return int(code), summary, None
 
 
 def main(argv=None) -> int:
@@ -91,37 +126,16 @@ def main(argv=None) -> int:
     except ProblemNameError as error:
         print(error, file=sys.stderr)
         return 2
-    attempt = folder / f"{args.impl}.py"
-    shown = attempt.relative_to(args.practice.parent)
+    shown = (folder / f"{args.impl}.py").relative_to(args.practice.parent)
     # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
     runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
-    error = import_error(folder, args.impl)
-    if error is not None:
+    code, summary, error = run(folder, args.impl, args.practice)
+    if summary is None:
         print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
         print(f"ERROR  {shown}: fix the error above, then run the check again")
         return 1
-    summary = Summary(folder.parent / f"{folder.name}.md")
-    code = pytest.main(
-        [
-            str(folder),
-            f"--impl={args.impl}",
-            "--hypothesis-profile=small",
-            "-q",
-            "--tb=short",
-            "-n",
-            "0",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:tests.verdicts",  # a learner's check runs every test, every time
-            "--import-mode=importlib",
-            "--rootdir",
-            str(args.practice.parent),
-        ],
-        plugins=[summary],
-    )
-    report(summary, int(code), str(shown))
-    return int(code) or (1 if summary.collect_errors else 0)
+    report(summary, code, str(shown))
+    return code or (1 if summary.collect_errors else 0)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,16 @@ def patched_solution(diff: Path) -> str:
         return copy.read_text(encoding="utf-8")
 
 
+def module_name(folder: Path, which: str) -> str:
+    """The name under which :func:`load_impl` caches ``folder/<which>``'s module."""
+    return f"practice_{folder.name}_{which.replace('/', '_')}"
+
+
+def forget(folder: Path, which: str) -> None:
+    """Drop ``folder/<which>``'s cached module: the next :func:`load_impl` imports the file again."""
+    sys.modules.pop(module_name(folder, which), None)
+
+
 def load_impl(folder: Path, which: str):
     """Import ``folder/<which>.py`` under a unique module name and return the module.
 
@@ -68,7 +78,7 @@ def load_impl(folder: Path, which: str):
     path = folder / (f"{which}.diff" if wrong else f"{which}.py")
     if not path.is_file():
         raise pytest.UsageError(f"--impl={which}: no file {path}")
-    name = f"practice_{folder.name}_{which.replace('/', '_')}"
+    name = module_name(folder, which)
     if name in sys.modules:
         return sys.modules[name]
     if wrong:  # tracebacks and inspect show the patched text, under the name wrong/<mistake>.py

@@ -1,0 +1,256 @@
+"""``make practice`` (jaxbook/study.py) as a learner uses it: in a real terminal (a pty), on a copy
+of the practice tree, with saves of the starter re-checked by the warm worker; and through a pipe."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from jaxbook import ROOT, study
+from tests.test_check import toy_problem
+
+#: It reads the practice problems (the plan, the pages' hints, the starters), none of the rest.
+pytestmark = pytest.mark.inputs("practice")
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def practice_copy(tmp_path):
+    """The practice tree and the root conftest.py, copied into a git repository under tmp_path."""
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+    shutil.copytree(ROOT / "practice", tmp_path / "practice", ignore=ignore)
+    git = ["git", "-c", "user.name=study", "-c", "user.email=study@example.org", "-C", str(tmp_path)]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "practice"]):
+        subprocess.run(git + command, check=True)
+    return tmp_path / "practice"
+
+
+class Terminal:
+    """A program in a pseudo-terminal; ``until`` waits for text to appear on it."""
+
+    def __init__(self, command, cwd, columns=120):
+        self.raw, self.text, self.seen = "", "", 0
+        pid, self.fd = pty.fork()
+        if pid == 0:  # the child: the program, with the pty as its terminal
+            os.chdir(cwd)
+            os.environ.update(COLUMNS=str(columns), LINES="60", TERM="xterm")
+            os.execv(command[0], command)
+        self.pid = pid
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self.raw += data.decode(errors="replace")
+            self.text = ANSI.sub("", self.raw)
+
+    def until(self, *wanted, timeout=120):
+        """Wait until every string of ``wanted`` has appeared since the last call; return that text."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            new = self.text[self.seen :]
+            if all(w in new for w in wanted):
+                self.seen = len(self.text)
+                return new
+            time.sleep(0.05)
+        raise AssertionError(f"not shown within {timeout} s: {wanted}\n--- the terminal since:\n{new}")
+
+    def press(self, key):
+        os.write(self.fd, key.encode())
+
+    def exit_code(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid = None
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.05)
+        raise AssertionError("the program did not quit")
+
+    def close(self):
+        """Stop the program if it still runs (its worker ends with it: its stdin closes)."""
+        if self.pid is not None:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+FAILING = '''import jax.numpy as jnp
+
+
+def masked_mean(x, mask, axis=-1):
+    """Divides by the count even when it is 0."""
+    total = jnp.sum(jnp.where(mask, x, 0), axis=axis)
+    return total / jnp.sum(mask, axis=axis)
+'''
+
+
+def test_a_learner_studies_in_a_terminal(tmp_path):
+    practice = practice_copy(tmp_path)
+    folder = practice / "arrays" / "masked_mean"
+    starter, untouched = folder / "starter.py", (folder / "starter.py").read_text()
+    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), "--problem", "masked-mean"]
+    term = Terminal(command, ROOT)
+    try:
+        first = term.until("Masked Mean Without Boolean Indexing", "0/9 tests pass")
+        assert "Study plan: 0 passed, 0 attempted, 35 not started (of 35)" in first
+        assert "Problem 2 of 35: arrays/masked-mean (not started)" in first
+        assert "_build/html/practice/arrays/masked_mean.html" in first
+        assert "FAIL 0/3  3. A slice without any True entry gives exactly `0.0`" in first
+
+        starter.write_text(FAILING)  # a save: checked again
+        shown = term.until("2/9 tests pass: not yet")  # it fails on an empty row only
+        assert "Study plan: 0 passed, 1 attempted, 34 not started (of 35)" in shown, shown
+        assert "FAIL 0/3  3. A slice without any True entry" in shown, shown
+        assert "FAIL 2/3  7. The gradient" in shown, shown
+        assert "Smallest failing example of test_axis_matches_numpy_loop:" in shown, shown
+        assert "[False, False]" in shown, shown
+
+        starter.write_text("def masked_mean(x, mask, axis=-1:\n    return x\n")
+        shown = term.until("does not import")
+        assert 'masked_mean/starter.py", line 1' in shown and shown.count("SyntaxError") == 1, shown
+
+        term.press("h")
+        shown = term.until("Hint: the sum and the count (1/2)")
+        assert "jnp.where(mask, x, 0)" in shown and "Hint: the empty row" not in shown
+
+        term.press("r")  # reset: git's starter back, the attempt kept, and checked again
+        term.until("Reset practice/arrays/masked_mean/starter.py", "0/9 tests pass")
+        assert starter.read_text() == untouched
+        (backup,) = (tmp_path / ".study" / "backups" / "arrays" / "masked_mean").glob("starter.py.bak-*")
+        assert "axis=-1:" in backup.read_text()
+
+        shutil.copy(folder / "solution.py", starter)  # a passing attempt: on to the next problem
+        shown = term.until(
+            "Solved arrays/masked-mean! Next in the plan: arrays/prng-key-splitting", "PRNG Key Splitting"
+        )
+        shown = term.until("tests pass: not yet")
+        assert "Study plan: 1 passed, 0 attempted, 34 not started (of 35)" in shown, shown
+
+        term.press("s")
+        term.until("Stable Log-Sum-Exp", "tests pass")
+        term.press("l")
+        shown = term.until("passed       arrays/masked-mean")
+        assert "> not started  arrays/stable-logsumexp" in shown, shown
+        term.press("q")
+        assert term.exit_code() == 0
+    finally:
+        term.close()
+    progress = json.loads((tmp_path / ".study" / "progress.json").read_text())
+    # checked but untouched (prng-key-splitting, stable-logsumexp): not started
+    assert progress == {"arrays/masked-mean": "passed"}
+
+
+def piped(practice, *options):
+    """``make practice`` with its output to a pipe (as in CI): the progress table."""
+    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), *options]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
+    practice = practice_copy(tmp_path)
+    study.save_progress(
+        tmp_path, {"arrays/masked-mean": "passed", "autodiff/hessian-vector-product": "attempted"}
+    )
+    lines = piped(practice).splitlines()
+    assert lines[0] == "Study plan: 1 passed, 1 attempted, 33 not started (of 35)"
+    names = [re.search(r"\b[a-z_]+/[a-z-]+\b", line)[0] for line in lines[1:]]
+    assert len(names) == 35 == len(set(names))
+    # the plan's order: the sections in practice/index.md's order, each problem in its index's
+    assert names[:2] == ["arrays/functional-array-update", "arrays/masked-mean"]
+    assert names[-1].startswith("performance/") and names.index("autodiff/value-and-grad-loss") == 4
+    assert lines[2].split()[:2] == ["passed", "arrays/masked-mean"]
+    assert "attempted    autodiff/hessian-vector-product" in "\n".join(lines)
+
+    # RECOMPUTE=1: from the starters (the record above is out of date): untouched ones are not started
+    (practice / "arrays" / "masked_mean" / "starter.py").write_text(FAILING)
+    logsumexp = practice / "arrays" / "stable_logsumexp"
+    shutil.copy(logsumexp / "solution.py", logsumexp / "starter.py")
+    table = piped(practice, "--recompute")
+    assert "Study plan: 1 passed, 1 attempted, 33 not started (of 35)" in table, table
+    assert "attempted    arrays/masked-mean" in table and "passed       arrays/stable-logsumexp" in table, (
+        table
+    )
+    assert json.loads((tmp_path / ".study" / "progress.json").read_text()) == {
+        "arrays/masked-mean": "attempted",
+        "arrays/stable-logsumexp": "passed",
+    }
+
+
+def test_a_check_that_hangs_or_ends_the_worker_is_stopped_and_the_worker_restarted(tmp_path):
+    tests = "def test_hangs(impl):\n    while impl.answer() == 42:\n        pass\n"
+    practice = toy_problem(tmp_path, "def answer():\n    return 42\n", tests)
+    folder = practice / "toys" / "toy_problem"
+    worker = study.Worker(practice, limit=3)
+    try:
+        stopped = worker.check(folder)
+        assert stopped["error"].startswith("Stopped: the check did not finish within 3 s"), stopped
+        assert worker.process is None
+        worker.limit = study.LIMIT  # the checks below must not be stopped on a busy machine
+        (folder / "starter.py").write_text("def answer():\n    return 41\n")
+        assert worker.check(folder)["status"] == study.PASSED
+        (folder / "starter.py").write_text("import os\n\nos._exit(3)\n")  # ends the worker itself
+        assert worker.check(folder)["error"] == "The checker ended during the check: see .study/worker.log."
+        (folder / "starter.py").write_text("def answer():\n    return 41\n")
+        assert worker.check(folder)["status"] == study.PASSED
+    finally:
+        worker.stop()
+
+
+def toctree(index):
+    """The entries of the toctree of ``index`` (read as text, not as the program reads it)."""
+    block = index.read_text().split("```{toctree}")[1].split("```")[0]
+    return [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
+
+
+def test_the_plan_and_the_hints_come_from_the_pages():
+    """The plan is the toctrees' order (sections in practice/index.md, problems in each section's
+    index.md), with every problem folder once; each page's hints are its ``{dropdown} Hint`` blocks."""
+    problems = study.plan()
+    assert sorted(p.folder for p in problems) == sorted(
+        p.parent for p in study.PRACTICE.glob("*/*/starter.py")
+    )
+    expected = [
+        f"{section.removesuffix('/index')}/{name}"
+        for section in toctree(study.PRACTICE / "index.md")
+        for name in toctree(study.PRACTICE / section.replace("/index", "/index.md"))
+    ]
+    assert [p.folder.relative_to(study.PRACTICE).as_posix() for p in problems] == expected
+    for problem in problems:
+        text = problem.page.read_text()
+        found = study.hints(problem.page)
+        assert len(found) == text.count("{dropdown} Hint:") > 0, problem.name
+        assert all(body in text and "```" not in title for title, body in found), problem.name
+
+
+def test_the_recorded_screen_on_the_study_plan_page_is_the_programs_today():
+    """practice/make_practice.svg is what tools/record_study.py records now (so it shows the
+    current screen, hints and requirements), and it requests nothing: no script, font or link."""
+    spec = importlib.util.spec_from_file_location("record_study", ROOT / "tools" / "record_study.py")
+    record_study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(record_study)
+    committed = record_study.OUT.read_text(encoding="utf-8")
+    assert record_study.svg(record_study.record()) == committed, "run .venv/bin/python tools/record_study.py"
+    assert "<title>" in committed and not re.search(r"<script|@font-face|url\(|href", committed)
+    assert re.findall(r"https?://[^\"]+", committed) == ["http://www.w3.org/2000/svg"]  # its namespace
