@@ -18,8 +18,8 @@ WEIGHT_REPORT = ROOT / "_build" / "page-weight"
 #: What one page may load, in bytes before compression (test_weight.py).
 BUDGET = 600 * 1000
 
-#: The guide's pages in learning order: the ten steps, step 9 in two parts (sharding,
-#: sharded_training) followed by the advanced step 9c (multiprocess).
+#: The guide's pages in learning order: the ten steps, step 9 in three parts (sharding,
+#: sharded_training, sharding_costs) followed by the advanced step 9d (multiprocess).
 STEPS = [
     "arrays",
     "grad",
@@ -31,6 +31,7 @@ STEPS = [
     "control_flow",
     "sharding",
     "sharded_training",
+    "sharding_costs",
     "multiprocess",
     "profiling",
 ]
