@@ -1,3 +1,5 @@
+# platform: gpu,tpu differs -- names the accelerator's devices, and its collective takes another time
+
 import time
 
 import jax
