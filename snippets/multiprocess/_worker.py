@@ -12,6 +12,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding, PartitionSpec as P
 
 from snippets.sharded_training._mlp import D, init_in_place, loss
@@ -95,6 +96,15 @@ def describe(mesh):
         jax.typeof(copy),
         "| rows read here:",
         np.asarray(copy).shape[0],
+    )
+    # The usual tool to read a global array (metrics, say) in every process:
+    whole = multihost_utils.process_allgather(x, tiled=True)  # NumPy
+    print(
+        "process_allgather(x):",
+        type(whole).__name__,
+        whole.shape,
+        "equal to the reshard:",
+        bool((whole == np.asarray(copy)).all()),
     )
 
 
