@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding
 
-from snippets.sharded_training._mlp import SPECS, init, init_in_place
+from snippets.sharded_training._mlp import SPECS, D, H, init, init_in_place
 from snippets.sharding._hlo import collectives
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
@@ -22,12 +22,32 @@ def random_bits(program):
     return sorted(set(re.findall(r"u32\[\d+,\d+\]", program)))
 
 
+def init_typed(key):
+    """init with each draw's layout stated: out_sharding= on every draw."""
+    k1, k2 = jax.random.split(key)
+    return {
+        "w1": jax.random.normal(k1, (D, H), out_sharding=SPECS["w1"])
+        / jnp.sqrt(D),
+        "b1": jnp.zeros(H, out_sharding=SPECS["b1"]),
+        "w2": jax.random.normal(k2, (H, D), out_sharding=SPECS["w2"])
+        / jnp.sqrt(H),
+        "b2": jnp.zeros(D),
+    }
+
+
 with jax.set_mesh(mesh):
     after = jax.jit(init, out_shardings=SPECS)  # draws whole, then slices
     in_place = jax.jit(init_in_place)  # draws each device's blocks
     params = in_place(jax.random.key(0))
+    typed = jax.jit(init_typed)  # draws each device's blocks too
+    params_typed = typed(jax.random.key(0))
     temp = {}
-    for name, f in [("out_shardings only", after), ("auto_axes", in_place)]:
+    versions = [
+        ("out_shardings only", after),
+        ("auto_axes", in_place),
+        ("out_sharding=", typed),
+    ]
+    for name, f in versions:
         c = f.lower(jax.random.key(0)).compile()
         temp[name] = c.memory_analysis().temp_size_in_bytes
         print(
@@ -40,5 +60,9 @@ print(
 )
 
 print("w1:", jax.typeof(params["w1"]), "| w2:", jax.typeof(params["w2"]))
-same = jax.tree.map(jnp.array_equal, params, jax.jit(init)(jax.random.key(0)))
-print("same values as on one device:", jax.tree.all(same))
+one = jax.jit(init)(jax.random.key(0))
+same = [
+    jax.tree.all(jax.tree.map(jnp.array_equal, p, one))
+    for p in (params, params_typed)
+]
+print("same values as on one device (auto_axes, out_sharding=):", *same)
