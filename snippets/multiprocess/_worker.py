@@ -12,9 +12,10 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from snippets.sharded_training._mlp import SPECS, D, init, loss
+from snippets.sharded_training._mlp import D, init_in_place, loss
 
 ROWS, LR, STEPS = 64, 0.1, 3  # global batch size, learning rate, steps
 
@@ -96,6 +97,15 @@ def describe(mesh):
         "| rows read here:",
         np.asarray(copy).shape[0],
     )
+    # The usual tool to read a global array (metrics, say) in every process:
+    whole = multihost_utils.process_allgather(x, tiled=True)  # NumPy
+    print(
+        "process_allgather(x):",
+        type(whole).__name__,
+        whole.shape,
+        "equal to the reshard:",
+        bool((whole == np.asarray(copy)).all()),
+    )
 
 
 @partial(jax.jit, donate_argnums=0)
@@ -106,10 +116,10 @@ def sgd_step(params, x, y):
 
 
 def train(mesh, x, y):
-    """STEPS SGD steps from init(key 0), parameters laid out by SPECS on
+    """STEPS SGD steps from init_in_place(key 0), parameters laid out by SPECS on
     mesh. -> losses (STEPS,)."""
     with jax.set_mesh(mesh):
-        params = jax.jit(init, out_shardings=SPECS)(jax.random.key(0))
+        params = jax.jit(init_in_place)(jax.random.key(0))
         losses = []
         for _ in range(STEPS):
             params, value = sgd_step(params, x, y)

@@ -28,6 +28,14 @@ def init(key):
     }
 
 
+def init_in_place(key):
+    """init, each device drawing only its own blocks; the result is laid
+    out by SPECS. Call it under jax.set_mesh, inside jax.jit."""
+    # Under Explicit axes a draw without out_sharding= is replicated; Auto
+    # axes let the compiler split the draws like the outputs.
+    return jax.sharding.auto_axes(init, out_sharding=SPECS)(key)
+
+
 def predict(params, x):
     """x: (n, D) -> (n, D), laid out like x."""
     h = jnp.tanh(x @ params["w1"] + params["b1"])

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import PartitionSpec as P
 
-from snippets.sharded_training._mlp import SPECS, batch, init, loss
+from snippets.sharded_training._mlp import batch, init, init_in_place, loss
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
 tx = optax.adam(1e-2)
@@ -32,7 +32,7 @@ def train(state, x, y, steps):
 
 x, y = batch(jax.random.key(1), 64)
 with jax.set_mesh(mesh):
-    params = jax.jit(init, out_shardings=SPECS)(jax.random.key(0))
+    params = jax.jit(init_in_place)(jax.random.key(0))
     state = (params, jax.jit(tx.init)(params))
     xs, ys = jax.device_put((x, y), P("data"))
     grads = jax.eval_shape(jax.grad(loss), params, xs, ys)
