@@ -100,57 +100,65 @@ def init(key):
 
 
 def rms_norm(x, scale):
-    """Normalise in float32. x: (..., D) bfloat16, scale: (D,) -> bfloat16."""
-    x = x.astype(f32)
-    x = x * lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-6)
-    return (x * scale).astype(bf16)
+    """Normalise in float32. x: (..., D), scale: (D,) -> x's dtype."""
+    y = x.astype(f32)
+    y = y * lax.rsqrt(jnp.mean(y * y, axis=-1, keepdims=True) + 1e-6)
+    return (y * scale).astype(x.dtype)
 
 
 def attend(q, k, v, q_pos):
     """Causal attention. q: (b, s, H, K) at positions q_pos (s,), k, v:
-    (b, t, H, K) at positions 0 .. t - 1 -> (b, s, H, K) bfloat16."""
+    (b, t, H, K) at positions 0 .. t - 1 -> (b, s, H, K), v's dtype."""
     scores = jnp.einsum("bshk,bthk->bhst", q, k, preferred_element_type=f32)
     causal = q_pos[:, None] >= jnp.arange(k.shape[1])[None, :]
     scores = jnp.where(causal, scores / math.sqrt(K), -jnp.inf)
-    att = jax.nn.softmax(scores, axis=-1).astype(bf16)
+    att = jax.nn.softmax(scores, axis=-1).astype(v.dtype)
     return jnp.einsum("bhst,bthk->bshk", att, v)
 
 
 def block(x, p, cache, pos):
     """One pre-norm transformer layer on positions pos .. pos + s - 1.
 
-    x: (b, s, D) bfloat16; p: one layer's float32 weights; cache: None
-    (training: attend to these s positions) or keys and values, (b, S, H, K)
-    bfloat16 each. -> (x, cache with this call's keys and values at pos)."""
-    s = x.shape[1]
+    x: (b, s, D) in the compute dtype (bfloat16 in training); p: one layer's
+    float32 weights, cast to it; cache: None (training: attend to these s
+    positions) or keys and values, (b, S, H, K) each.
+    -> (x, cache with this call's keys and values at pos)."""
+    s, dt = x.shape[1], x.dtype
     h = rms_norm(x, p["norm1"])
-    q, k, v = jnp.einsum("bsd,dthk->tbshk", h, p["qkv"].astype(bf16))
+    q, k, v = jnp.einsum("bsd,dthk->tbshk", h, p["qkv"].astype(dt))
     if cache is not None:  # decoding: write k, v at pos, attend to all S
         k = lax.dynamic_update_slice_in_dim(cache[0], k, pos, axis=1)
         v = lax.dynamic_update_slice_in_dim(cache[1], v, pos, axis=1)
         cache = (k, v)
     o = attend(q, k, v, pos + jnp.arange(s))
-    x = x + jnp.einsum("bshk,hkd->bsd", o, p["out"].astype(bf16))
+    x = x + jnp.einsum("bshk,hkd->bsd", o, p["out"].astype(dt))
     h = rms_norm(x, p["norm2"])
-    h = jax.nn.gelu(h @ p["up"].astype(bf16))
-    return x + h @ p["down"].astype(bf16), cache
+    h = jax.nn.gelu(h @ p["up"].astype(dt))
+    return x + h @ p["down"].astype(dt), cache
 
 
-def empty_cache(b):
-    """Zero keys and values of every layer: two (L, b, S, H, K) bfloat16."""
-    return (jnp.zeros((L, b, S, H, K), bf16),) * 2
+#: The KV cache's axes: its batch split like the data, its heads like the weights.
+CACHE = ("layers", "batch", "seq", "heads", "head_dim")
 
 
-def forward(params, tokens, cache=None, pos=0):
-    """Logits of the next token at positions pos .. pos + s - 1.
+def empty_cache(b, dtype=bf16):
+    """Zero keys and values of every layer: two (L, b, S, H, K), laid out
+    by CACHE (call it under jax.set_mesh)."""
+    zeros = jnp.zeros((L, b, S, H, K), dtype)
+    return tuple(jax.device_put(zeros, spec(CACHE)) for _ in "kv")  # 2 buffers
+
+
+def forward(params, tokens, cache=None, pos=0, dtype=bf16):
+    """Logits of the next token at positions pos .. pos + s - 1, computed
+    in dtype from the float32 weights.
 
     tokens: (b, s) int32 -> (logits (b, s, V) float32, cache). Without a
     cache (training) the layers attend to these s tokens only."""
     s = tokens.shape[1]
     # the lookup as a product with one-hot rows: the sharded table needs no
     # gather (which the partitioner would do by copying the whole table)
-    x = jax.nn.one_hot(tokens, V, dtype=bf16) @ params["embed"].astype(bf16)
-    x = x + lax.dynamic_slice_in_dim(params["pos"], pos, s).astype(bf16)
+    x = jax.nn.one_hot(tokens, V, dtype=dtype) @ params["embed"].astype(dtype)
+    x = x + lax.dynamic_slice_in_dim(params["pos"], pos, s).astype(dtype)
     x = lax.with_sharding_constraint(x, spec(("batch",)))
 
     def layer(x, p_cache):
@@ -160,7 +168,7 @@ def forward(params, tokens, cache=None, pos=0):
     layer = jax.checkpoint(layer, policy=POLICY)  # remat, keeping what POLICY saves
     x, cache = lax.scan(layer, x, (params["blocks"], cache))
     x = rms_norm(x, params["norm"])
-    unembed = params["unembed"].astype(bf16)
+    unembed = params["unembed"].astype(dtype)
     return jnp.matmul(x, unembed, preferred_element_type=f32), cache
 
 

@@ -5,6 +5,7 @@ own, resuming from FOLDER's latest checkpoint, and prints each step."""
 
 import sys
 from functools import partial
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -80,12 +81,14 @@ def train_step(state, batch):
 
 
 def manager(folder):
-    """Orbax's manager of folder: a checkpoint every EVERY steps, written in
+    """Orbax's manager of folder (made absolute, as Orbax requires): a
+    checkpoint every EVERY steps and at a run's first step, written in
     the background, the last KEEP kept."""
     options = ocp.CheckpointManagerOptions(
         save_interval_steps=EVERY, max_to_keep=KEEP, enable_async_checkpointing=True
     )
-    return ocp.CheckpointManager(folder, options=options)
+    handlers = {"state": ocp.StandardCheckpointHandler(), "data": ocp.JsonCheckpointHandler()}
+    return ocp.CheckpointManager(Path(folder).absolute(), options=options, item_handlers=handlers)
 
 
 def restore(mngr, mesh, step=None):
@@ -100,6 +103,44 @@ def restore(mngr, mesh, step=None):
         ),
     )
     return saved.state, Batches.restore(saved.data, BATCH, S)
+
+
+def shapes(tree):
+    """{"params/embed": (96, 64), ...}: the shape of every leaf, by path."""
+    leaves = jax.tree.leaves_with_path(tree)
+    return {jax.tree_util.keystr(k, simple=True, separator="/"): tuple(v.shape) for k, v in leaves}
+
+
+def checked_restore(folder, mesh):
+    """restore() from folder's latest checkpoint, after checking that there
+    is one and that it holds this model's state; errors say what is wrong."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such checkpoint folder")
+    with manager(folder) as mngr:
+        step = mngr.latest_step()
+        if step is None:
+            raise FileNotFoundError(f"{folder}: holds no complete checkpoint (a folder named by its step)")
+        where = folder / str(step)
+        try:
+            saved = mngr.item_metadata(step)["state"]
+        except Exception as e:
+            raise ValueError(f"{where}: unreadable checkpoint ({type(e).__name__}: {e})") from e
+        expected = jax.eval_shape(new_state, jax.random.key(0))
+        saved, expected = shapes(saved), shapes(expected)
+        problems = [f"{k}: missing" for k in expected if k not in saved]
+        problems += [f"{k}: not in this model" for k in saved if k not in expected]
+        problems += [
+            f"{k}: shape {saved[k]}, this model's {v}"
+            for k, v in expected.items()
+            if k in saved and saved[k] != v
+        ]
+        if problems:
+            raise ValueError(
+                f"{where}: holds another model's state (arrays that differ:"
+                f" {len(problems)}; {', '.join(problems[:3])})"
+            )
+        return restore(mngr, mesh, step)
 
 
 def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):

@@ -1,3 +1,4 @@
+# tolerance: rtol=0.02 -- bfloat16 compute: the losses' last digits depend on the CPU's vector width
 import tempfile
 from pathlib import Path
 
@@ -20,14 +21,14 @@ def log(step, state, mngr):
     if step % EVERY == 0 and jax.process_index() == 0:
         losses = jax.device_get(state["losses"][step - EVERY : step])
         fetched.append(losses)
-        print(f"step {step:2}: mean loss of the last {EVERY} steps below {np.ceil(losses.mean() * 10) / 10:.1f} ({losses.mean():.4f})")
+        print(f"step {step:2}: mean loss of the last {EVERY} steps {losses.mean():.2f}")
 
 
 with tempfile.TemporaryDirectory() as folder:
     state = train(Path(folder) / "run", mesh, on_step=log)
 losses = np.asarray(state["losses"])
 print("loss history fetched every", EVERY, "steps equals the one on device:", np.array_equal(np.concatenate(fetched), losses))
-print(f"loss fell from above {np.floor(losses[0] * 10) / 10} to below {np.ceil(losses[-1] * 10) / 10}")
+print(f"loss at step 1: {losses[0]:.2f}, at step {STEPS}: {losses[-1]:.2f}")
 
 with jax.set_mesh(mesh):  # the compiled step, for a look inside
     shapes = jax.eval_shape(new_state, jax.random.key(0))
@@ -36,7 +37,8 @@ with jax.set_mesh(mesh):  # the compiled step, for a look inside
     compiled = train_step.lower(abstract, batch).compile()
 print("collectives of the step:", ", ".join(collectives(compiled.as_text())))
 mem = compiled.memory_analysis()  # bytes per device
-print(f"per device: arguments {mem.argument_size_in_bytes / 2**10:.0f} KiB, outputs {mem.output_size_in_bytes / 2**10:.0f} KiB, aliased to arguments (donated) {mem.alias_size_in_bytes / 2**10:.0f} KiB")
+print(f"per device: arguments {mem.argument_size_in_bytes / 2**10:.0f} KiB, outputs {mem.output_size_in_bytes / 2**10:.0f} KiB"
+      f" ({mem.alias_size_in_bytes / 2**10:.0f} KiB of them in donated buffers), temporaries {mem.temp_size_in_bytes / 2**10:.0f} KiB")
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.plot(np.arange(1, STEPS + 1), losses, label="training loss")
