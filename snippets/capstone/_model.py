@@ -61,7 +61,9 @@ def spec(names, rules=RULES):
 def param_specs(rules=RULES):
     """The PartitionSpec of every parameter, as a tree like the params."""
     return jax.tree.map(
-        lambda n: spec(n, rules), LOGICAL, is_leaf=lambda x: isinstance(x, tuple)
+        lambda n: spec(n, rules),
+        LOGICAL,
+        is_leaf=lambda x: isinstance(x, tuple),
     )
 
 
@@ -137,7 +139,7 @@ def block(x, p, cache, pos):
     return x + h @ p["down"].astype(dt), cache
 
 
-#: The KV cache's axes: its batch split like the data, its heads like the weights.
+#: The KV cache's axes: batch split like the data, heads like the weights.
 CACHE = ("layers", "batch", "seq", "heads", "head_dim")
 
 
@@ -165,7 +167,9 @@ def forward(params, tokens, cache=None, pos=0, dtype=bf16):
         """One step of the scan over stacked layers: (x, (p, cache))."""
         return block(x, *p_cache, pos)
 
-    layer = jax.checkpoint(layer, policy=POLICY)  # remat, keeping what POLICY saves
+    layer = jax.checkpoint(
+        layer, policy=POLICY
+    )  # remat, keeping what POLICY saves
     x, cache = lax.scan(layer, x, (params["blocks"], cache))
     x = rms_norm(x, params["norm"])
     unembed = params["unembed"].astype(dtype)
@@ -176,4 +180,6 @@ def loss(params, batch):
     """Mean next-character cross-entropy. batch: (b, s + 1) int32 -> ()."""
     logits, _ = forward(params, batch[:, :-1])
     targets = batch[:, 1:]
-    return optax.softmax_cross_entropy_with_integer_labels(logits, targets).mean()
+    return optax.softmax_cross_entropy_with_integer_labels(
+        logits, targets
+    ).mean()

@@ -16,7 +16,7 @@ from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 from snippets.capstone._data import Batches
 from snippets.capstone._model import RULES, S, init, loss, shardings
 
-#: steps, warmup steps, batch (sequences), checkpoint interval, kept checkpoints
+#: steps, warmup steps, batch (sequences), save interval, checkpoints kept
 STEPS, WARMUP, BATCH, EVERY, KEEP = 40, 4, 16, 10, 2
 #: Adam's learning rate: linear warmup to 3e-3, cosine decay to 3e-4.
 SCHEDULE = optax.warmup_cosine_decay_schedule(0.0, 3e-3, WARMUP, STEPS, 3e-4)
@@ -28,7 +28,9 @@ tx = optax.chain(
 
 def make_mesh(shape=(4, 2)):
     """A (data, model) mesh of shape[0] * shape[1] devices, Auto axes."""
-    return jax.make_mesh(shape, ("data", "model"), axis_types=(AxisType.Auto,) * 2)
+    return jax.make_mesh(
+        shape, ("data", "model"), axis_types=(AxisType.Auto,) * 2
+    )
 
 
 def new_state(key):
@@ -85,10 +87,17 @@ def manager(folder):
     checkpoint every EVERY steps and at a run's first step, written in
     the background, the last KEEP kept."""
     options = ocp.CheckpointManagerOptions(
-        save_interval_steps=EVERY, max_to_keep=KEEP, enable_async_checkpointing=True
+        save_interval_steps=EVERY,
+        max_to_keep=KEEP,
+        enable_async_checkpointing=True,
     )
-    handlers = {"state": ocp.StandardCheckpointHandler(), "data": ocp.JsonCheckpointHandler()}
-    return ocp.CheckpointManager(Path(folder).absolute(), options=options, item_handlers=handlers)
+    handlers = {
+        "state": ocp.StandardCheckpointHandler(),
+        "data": ocp.JsonCheckpointHandler(),
+    }
+    return ocp.CheckpointManager(
+        Path(folder).absolute(), options=options, item_handlers=handlers
+    )
 
 
 def restore(mngr, mesh, step=None):
@@ -108,7 +117,10 @@ def restore(mngr, mesh, step=None):
 def shapes(tree):
     """{"params/embed": (96, 64), ...}: the shape of every leaf, by path."""
     leaves = jax.tree.leaves_with_path(tree)
-    return {jax.tree_util.keystr(k, simple=True, separator="/"): tuple(v.shape) for k, v in leaves}
+    return {
+        jax.tree_util.keystr(k, simple=True, separator="/"): tuple(v.shape)
+        for k, v in leaves
+    }
 
 
 def checked_restore(folder, mesh):
@@ -120,16 +132,23 @@ def checked_restore(folder, mesh):
     with manager(folder) as mngr:
         step = mngr.latest_step()
         if step is None:
-            raise FileNotFoundError(f"{folder}: holds no complete checkpoint (a folder named by its step)")
+            raise FileNotFoundError(
+                f"{folder}: holds no complete checkpoint"
+                " (a folder named by its step)"
+            )
         where = folder / str(step)
         try:
             saved = mngr.item_metadata(step)["state"]
         except Exception as e:
-            raise ValueError(f"{where}: unreadable checkpoint ({type(e).__name__}: {e})") from e
+            raise ValueError(
+                f"{where}: unreadable checkpoint ({type(e).__name__}: {e})"
+            ) from e
         expected = jax.eval_shape(new_state, jax.random.key(0))
         saved, expected = shapes(saved), shapes(expected)
         problems = [f"{k}: missing" for k in expected if k not in saved]
-        problems += [f"{k}: not in this model" for k in saved if k not in expected]
+        problems += [
+            f"{k}: not in this model" for k in saved if k not in expected
+        ]
         problems += [
             f"{k}: shape {saved[k]}, this model's {v}"
             for k, v in expected.items()
@@ -149,7 +168,9 @@ def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):
     batch_sharding = NamedSharding(mesh, P(RULES["batch"]))
     with jax.set_mesh(mesh), manager(folder) as mngr:
         if mngr.latest_step() is None:
-            init_state = jax.jit(new_state, out_shardings=state_shardings(mesh))
+            init_state = jax.jit(
+                new_state, out_shardings=state_shardings(mesh)
+            )
             state, batches = init_state(jax.random.key(0)), Batches(BATCH, S)
         else:
             state, batches = restore(mngr, mesh)

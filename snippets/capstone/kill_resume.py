@@ -9,13 +9,15 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from snippets.capstone._train import manager, make_mesh, restore, train
+from snippets.capstone._train import make_mesh, manager, restore, train
 from snippets.multiprocess._launch import ROOT, STRICT
 
 KILL_AT = 25  # the step after which the first run is killed
 ENV = {  # a clean environment for the training processes
     "JAX_PLATFORMS": "cpu",
-    "XLA_FLAGS": os.environ.get("XLA_FLAGS", "--xla_force_host_platform_device_count=8"),
+    "XLA_FLAGS": os.environ.get(
+        "XLA_FLAGS", "--xla_force_host_platform_device_count=8"
+    ),
     "PYTHONPATH": str(ROOT),
 }
 
@@ -23,9 +25,26 @@ ENV = {  # a clean environment for the training processes
 def start(folder, cache):
     """A new process that trains into folder, resuming from its latest
     checkpoint; both processes share a compilation cache."""
-    env = ENV | {"JAX_COMPILATION_CACHE_DIR": str(cache), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
-    command = [sys.executable, *STRICT, "-m", "snippets.capstone._train", str(folder)]
-    return subprocess.Popen(command, cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = ENV | {
+        "JAX_COMPILATION_CACHE_DIR": str(cache),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    }
+    command = [
+        sys.executable,
+        *STRICT,
+        "-m",
+        "snippets.capstone._train",
+        str(folder),
+    ]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def run(folder, cache, kill_at=None):
@@ -57,7 +76,14 @@ with tempfile.TemporaryDirectory() as tmp:
     partial = folder / "30.orbax-checkpoint-tmp"
     shutil.copytree(folder / "20" / "state", partial / "state")
     with manager(folder) as mngr:
-        print("with", partial.name, "beside them, Orbax lists steps", mngr.all_steps(), "-> latest", mngr.latest_step())
+        print(
+            "with",
+            partial.name,
+            "beside them, Orbax lists steps",
+            mngr.all_steps(),
+            "-> latest",
+            mngr.latest_step(),
+        )
 
     status, step = run(folder, cache)
     print(f"second process: resumed, exit status {status} after step {step}")
@@ -69,7 +95,16 @@ with tempfile.TemporaryDirectory() as tmp:
 
     def same(a, b):
         """Bit-exact equality of two pytrees of arrays."""
-        return jax.tree.all(jax.tree.map(lambda x, y: np.array_equal(x, y), a, b))
+        return jax.tree.all(
+            jax.tree.map(lambda x, y: np.array_equal(x, y), a, b)
+        )
 
-    print("final params equal the uninterrupted run's, bit for bit:", same(resumed["params"], reference["params"]))
-    print("so do the Optax state and the 40 losses:", same(resumed["opt"], reference["opt"]) and same(resumed["losses"], reference["losses"]))
+    print(
+        "final params equal the uninterrupted run's, bit for bit:",
+        same(resumed["params"], reference["params"]),
+    )
+    print(
+        "so do the Optax state and the 40 losses:",
+        same(resumed["opt"], reference["opt"])
+        and same(resumed["losses"], reference["losses"]),
+    )

@@ -2,15 +2,28 @@ import jax
 import jax.numpy as jnp
 from jax.extend.core import ClosedJaxpr, Jaxpr
 
-from snippets.capstone._model import LOGICAL, RULES, init, loss, param_specs, shardings
+from snippets.capstone._model import (
+    LOGICAL,
+    RULES,
+    init,
+    loss,
+    param_specs,
+    shardings,
+)
 from snippets.capstone._train import BATCH, make_mesh
 
 mesh = make_mesh()  # 4 x 2: ("data", "model")
 names = jax.tree.leaves(LOGICAL, is_leaf=lambda x: isinstance(x, tuple))
 specs = jax.tree.leaves(param_specs())
-paths = [jax.tree_util.keystr(p, simple=True, separator="/") for p, _ in jax.tree.leaves_with_path(LOGICAL, is_leaf=lambda x: isinstance(x, tuple))]
+paths = [
+    jax.tree_util.keystr(p, simple=True, separator="/")
+    for p, _ in jax.tree.leaves_with_path(
+        LOGICAL, is_leaf=lambda x: isinstance(x, tuple)
+    )
+]
 print("rules:", {k: v for k, v in RULES.items() if v})
-print(f"{'parameter':12} {'logical axes':35} -> {'mesh axes':33} device 0's block")
+header = ("parameter", "logical axes", "mesh axes", "device 0's block")
+print("{:12} {:35} -> {:33} {}".format(*header))
 with jax.set_mesh(mesh):
     params = jax.jit(init, out_shardings=shardings(mesh))(jax.random.key(0))
 for path, n, s, a in zip(paths, names, specs, jax.tree.leaves(params)):
@@ -35,7 +48,16 @@ batch = jnp.zeros((BATCH, 65), jnp.int32)
 with jax.set_mesh(mesh):
     jaxpr = jax.make_jaxpr(loss)(params, batch).jaxpr
 found = list(primitives(jaxpr))
-print("scan over layers:", [e.params["length"] for n, e in found if n == "scan"])
-print("remat (primitive remat2) with policy:", [e.params["policy"].__name__ for n, e in found if n == "remat2"])
-dots = {(tuple(str(v.aval.dtype) for v in e.invars), str(e.outvars[0].aval.dtype)) for n, e in found if n == "dot_general"}
+print(
+    "scan over layers:", [e.params["length"] for n, e in found if n == "scan"]
+)
+print(
+    "remat (primitive remat2) with policy:",
+    [e.params["policy"].__name__ for n, e in found if n == "remat2"],
+)
+dots = {
+    (tuple(str(v.aval.dtype) for v in e.invars), str(e.outvars[0].aval.dtype))
+    for n, e in found
+    if n == "dot_general"
+}
 print("products (inputs -> output):", sorted(dots))

@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from snippets.capstone._data import VOCAB, decode, encode
+from snippets.capstone._data import VOCAB, encode
 from snippets.capstone._model import CACHE, empty_cache, f32, forward, spec
 from snippets.capstone._train import make_mesh, train
 
@@ -57,11 +57,21 @@ prompts = ["The gradient ", "A jitted func", "Arrays are im", "vmap adds a b"]
 with jax.set_mesh(mesh):
     prompt = jnp.stack([encode(p) for p in prompts])  # (4, 13)
     empty = empty_cache(len(prompts), f32)
-    greedy, cache = generate(params, prompt, empty, jax.random.key(0), steps=40)
-    print("greedy:", greedy.shape, greedy.dtype, "| the cache passed in was donated:", empty[0].is_deleted())
+    greedy, cache = generate(
+        params, prompt, empty, jax.random.key(0), steps=40
+    )
+    print(
+        "greedy:",
+        greedy.shape,
+        greedy.dtype,
+        "| the cache passed in was donated:",
+        empty[0].is_deleted(),
+    )
     draws = []
     for seed in (1, 1, 2):  # the same key twice, then another
-        tokens, cache = generate(params, prompt, cache, jax.random.key(seed), steps=40, top_k=5)
+        tokens, cache = generate(
+            params, prompt, cache, jax.random.key(seed), steps=40, top_k=5
+        )
         draws.append(tokens)
 
     # one pass without a cache over prompt + continuation: causal, so the
@@ -69,11 +79,23 @@ with jax.set_mesh(mesh):
     def full_logits(tokens):
         """Float32 logits of every prefix. -> (b, 40, V)."""
         seq = jnp.concatenate([prompt, tokens], axis=1)
-        logits, _ = jax.jit(forward, static_argnames="dtype")(params, seq[:, :-1], dtype=f32)
+        logits, _ = jax.jit(forward, static_argnames="dtype")(
+            params, seq[:, :-1], dtype=f32
+        )
         return logits[:, prompt.shape[1] - 1 :]
 
-    argmax = jnp.argmax(full_logits(greedy).at[..., len(VOCAB) :].set(-jnp.inf), axis=-1)
+    argmax = jnp.argmax(
+        full_logits(greedy).at[..., len(VOCAB) :].set(-jnp.inf), axis=-1
+    )
     top5 = among_top(full_logits(draws[0]), draws[0], 5)
-print("greedy with the KV cache = argmax of a full forward pass, all 4 x 40 steps:", bool((greedy == argmax).all()))
+print(
+    "greedy with the KV cache = argmax of a full pass, all 4 x 40 steps:",
+    bool((greedy == argmax).all()),
+)
 print("top-5: every draw among its step's 5 most likely:", bool(top5.all()))
-print("top-5: same key, same text:", bool((draws[0] == draws[1]).all()), "| another key, another text:", bool((draws[0] != draws[2]).any()))
+print(
+    "top-5: same key, same text:",
+    bool((draws[0] == draws[1]).all()),
+    "| another key, another text:",
+    bool((draws[0] != draws[2]).any()),
+)
