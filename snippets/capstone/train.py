@@ -74,7 +74,7 @@ ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats per character)")
 lr = ax.twinx()
 lr.plot(
-    np.arange(STEPS),
+    np.arange(1, STEPS + 1),  # step k's update uses SCHEDULE(k - 1)
     [SCHEDULE(k) for k in range(STEPS)],
     color="0.6",
     linestyle="--",
