@@ -1,0 +1,205 @@
+"""The capstone's training run: sharded state, a donated jitted step, and
+Orbax checkpoints of the state and the data iterator. Run as a script
+(`python -m snippets.capstone._train FOLDER`) it trains in a process of its
+own, resuming from FOLDER's latest checkpoint, and prints each step."""
+
+import sys
+from functools import partial
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import optax
+import orbax.checkpoint as ocp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+from snippets.capstone._data import Batches
+from snippets.capstone._model import RULES, S, init, loss, shardings
+
+#: steps, warmup steps, batch (sequences), save interval, checkpoints kept
+STEPS, WARMUP, BATCH, EVERY, KEEP = 40, 4, 16, 10, 2
+#: Adam's learning rate: linear warmup to 3e-3, cosine decay to 3e-4.
+SCHEDULE = optax.warmup_cosine_decay_schedule(0.0, 3e-3, WARMUP, STEPS, 3e-4)
+tx = optax.chain(
+    optax.clip_by_global_norm(1.0),
+    optax.adamw(SCHEDULE, weight_decay=0.01),
+)
+
+
+def make_mesh(shape=(4, 2)):
+    """A (data, model) mesh of shape[0] * shape[1] devices, Auto axes."""
+    return jax.make_mesh(
+        shape, ("data", "model"), axis_types=(AxisType.Auto,) * 2
+    )
+
+
+def new_state(key):
+    """The train state: step, float32 params, Optax state, loss history."""
+    params = init(key)
+    return {
+        "step": jnp.zeros((), jnp.int32),
+        "params": params,
+        "opt": tx.init(params),
+        "losses": jnp.zeros((STEPS,), jnp.float32),  # metrics, kept on device
+    }
+
+
+def state_shardings(mesh):
+    """The sharding of every leaf of the train state on mesh: params by the
+    rules table, the Optax state like the params it tracks, the rest copied."""
+    copied = NamedSharding(mesh, P())
+    params = shardings(mesh)
+    abstract = jax.eval_shape(new_state, jax.random.key(0))
+    opt = optax.tree_map_params(
+        tx,
+        lambda _, sharding: sharding,
+        abstract["opt"],
+        params,
+        transform_non_params=lambda _: copied,
+    )
+    return {"step": copied, "params": params, "opt": opt, "losses": copied}
+
+
+def abstract_state(mesh):
+    """Shapes, dtypes and shardings of the train state: a restore target."""
+    return jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s),
+        jax.eval_shape(new_state, jax.random.key(0)),
+        state_shardings(mesh),
+    )
+
+
+@partial(jax.jit, donate_argnums=0)
+def train_step(state, batch):
+    """One AdamW step. batch: (BATCH, S + 1) int32 -> the next state."""
+    value, grads = jax.value_and_grad(loss)(state["params"], batch)
+    updates, opt = tx.update(grads, state["opt"], state["params"])
+    return {
+        "step": state["step"] + 1,
+        "params": optax.apply_updates(state["params"], updates),
+        "opt": opt,
+        "losses": state["losses"].at[state["step"]].set(value),
+    }
+
+
+def manager(folder):
+    """Orbax's manager of folder (made absolute, as Orbax requires): a
+    checkpoint every EVERY steps and at a run's first step, written in
+    the background, the last KEEP kept."""
+    options = ocp.CheckpointManagerOptions(
+        save_interval_steps=EVERY,
+        max_to_keep=KEEP,
+        enable_async_checkpointing=True,
+    )
+    handlers = {
+        "state": ocp.StandardCheckpointHandler(),
+        "data": ocp.JsonCheckpointHandler(),
+    }
+    return ocp.CheckpointManager(
+        Path(folder).absolute(), options=options, item_handlers=handlers
+    )
+
+
+def restore(mngr, mesh, step=None):
+    """The train state and data iterator saved at step (default: the latest
+    complete one), placed on mesh. -> (state, Batches)."""
+    step = mngr.latest_step() if step is None else step
+    saved = mngr.restore(
+        step,
+        args=ocp.args.Composite(
+            state=ocp.args.StandardRestore(abstract_state(mesh)),
+            data=ocp.args.JsonRestore(),
+        ),
+    )
+    return saved.state, Batches.restore(saved.data, BATCH, S)
+
+
+def shapes(tree):
+    """{"params/embed": (96, 64), ...}: the shape of every leaf, by path."""
+    leaves = jax.tree.leaves_with_path(tree)
+    return {
+        jax.tree_util.keystr(k, simple=True, separator="/"): tuple(v.shape)
+        for k, v in leaves
+    }
+
+
+def checked_restore(folder, mesh):
+    """restore() from folder's latest checkpoint, after checking that there
+    is one and that it holds this model's state; errors say what is wrong."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such checkpoint folder")
+    with manager(folder) as mngr:
+        step = mngr.latest_step()
+        if step is None:
+            raise FileNotFoundError(
+                f"{folder}: holds no complete checkpoint"
+                " (a folder named by its step)"
+            )
+        where = folder / str(step)
+        try:
+            saved = mngr.item_metadata(step)["state"]
+        except Exception as e:
+            raise ValueError(
+                f"{where}: unreadable checkpoint ({type(e).__name__}: {e})"
+            ) from e
+        expected = jax.eval_shape(new_state, jax.random.key(0))
+        saved, expected = shapes(saved), shapes(expected)
+        problems = [f"{k}: missing" for k in expected if k not in saved]
+        problems += [
+            f"{k}: not in this model" for k in saved if k not in expected
+        ]
+        problems += [
+            f"{k}: shape {saved[k]}, this model's {v}"
+            for k, v in expected.items()
+            if k in saved and saved[k] != v
+        ]
+        if problems:
+            raise ValueError(
+                f"{where}: holds another model's state (arrays that differ:"
+                f" {len(problems)}; {', '.join(problems[:3])})"
+            )
+        return restore(mngr, mesh, step)
+
+
+def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):
+    """Train to `steps`, starting from folder's latest checkpoint if it has
+    one, saving every EVERY steps. -> the final state."""
+    batch_sharding = NamedSharding(mesh, P(RULES["batch"]))
+    with jax.set_mesh(mesh), manager(folder) as mngr:
+        if mngr.latest_step() is None:
+            init_state = jax.jit(
+                new_state, out_shardings=state_shardings(mesh)
+            )
+            state, batches = init_state(jax.random.key(0)), Batches(BATCH, S)
+        else:
+            state, batches = restore(mngr, mesh)
+        for step in range(batches.step, steps):
+            batch = jax.device_put(next(batches), batch_sharding)
+            state = train_step(state, batch)
+            mngr.save(
+                step + 1,
+                args=ocp.args.Composite(
+                    state=ocp.args.StandardSave(state),
+                    data=ocp.args.JsonSave(batches.state()),
+                ),
+            )
+            on_step(step + 1, state, mngr)
+        mngr.wait_until_finished()
+    return state
+
+
+def report(step, state, mngr):
+    """Print the step (process 0 only), then wait for a line on stdin: the
+    parent decides when this process goes on, or kills it. After a save
+    step, first wait for the save, so that what is on disk at a kill is
+    known: the checkpoints of the steps printed."""
+    if step % EVERY == 0:
+        mngr.wait_until_finished()
+    if jax.process_index() == 0:
+        print(f"step {step}", flush=True)
+    sys.stdin.readline()
+
+
+if __name__ == "__main__":
+    train(sys.argv[1], make_mesh(), on_step=report)

@@ -1,0 +1,87 @@
+# tolerance: rtol=0.02 -- bfloat16 compute: losses move with the CPU
+import tempfile
+from pathlib import Path
+
+import jax
+import matplotlib.pyplot as plt
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from snippets.capstone._model import S
+from snippets.capstone._train import (
+    BATCH,
+    EVERY,
+    SCHEDULE,
+    STEPS,
+    make_mesh,
+    new_state,
+    state_shardings,
+    train,
+    train_step,
+)
+from snippets.sharding._hlo import collectives
+
+mesh = make_mesh()  # 4 x 2: ("data", "model")
+fetched = []
+
+
+def log(step, state, mngr):
+    """Every EVERY steps, process 0 fetches the last EVERY losses."""
+    if step % EVERY == 0 and jax.process_index() == 0:
+        losses = jax.device_get(state["losses"][step - EVERY : step])
+        fetched.append(losses)
+        mean = losses.mean()
+        print(f"step {step:2}: mean loss of the last {EVERY} steps {mean:.2f}")
+
+
+with tempfile.TemporaryDirectory() as folder:
+    state = train(Path(folder) / "run", mesh, on_step=log)
+losses = np.asarray(state["losses"])
+print(
+    "loss history fetched every",
+    EVERY,
+    "steps equals the one on device:",
+    np.array_equal(np.concatenate(fetched), losses),
+)
+print(f"loss at step 1: {losses[0]:.2f}, at step {STEPS}: {losses[-1]:.2f}")
+
+with jax.set_mesh(mesh):  # the compiled step, for a look inside
+    shapes = jax.eval_shape(new_state, jax.random.key(0))
+    abstract = jax.tree.map(
+        lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s),
+        shapes,
+        state_shardings(mesh),
+    )
+    batch = jax.ShapeDtypeStruct(
+        (BATCH, S + 1), np.int32, sharding=NamedSharding(mesh, P("data"))
+    )
+    compiled = train_step.lower(abstract, batch).compile()
+print("collectives of the step:", ", ".join(collectives(compiled.as_text())))
+mem = compiled.memory_analysis()  # bytes per device
+kib = {
+    k: getattr(mem, f"{k}_size_in_bytes") / 2**10
+    for k in ("argument", "output", "alias", "temp")
+}
+print(
+    "per device: arguments {argument:.0f} KiB, outputs {output:.0f} KiB"
+    " ({alias:.0f} KiB of them in donated buffers),"
+    " temporaries {temp:.0f} KiB".format(**kib)
+)
+
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.plot(np.arange(1, STEPS + 1), losses, label="training loss")
+ax.set_xlabel("step")
+ax.set_ylabel("cross-entropy (nats per character)")
+lr = ax.twinx()
+lr.plot(
+    np.arange(1, STEPS + 1),  # step k's update uses SCHEDULE(k - 1)
+    [SCHEDULE(k) for k in range(STEPS)],
+    color="0.6",
+    linestyle="--",
+    label="learning rate",
+)
+lr.set_ylabel("learning rate")
+ax.set_title("The capstone's run: 40 steps on the 4 x 2 mesh")
+fig.legend(loc="upper right", bbox_to_anchor=(0.85, 0.85))
+fig.tight_layout()
+plt.show()
