@@ -19,7 +19,8 @@ WEIGHT_REPORT = ROOT / "_build" / "page-weight"
 BUDGET = 600 * 1000
 
 #: The guide's pages in learning order: the ten steps, step 9 in three parts (sharding,
-#: sharded_training, sharding_costs) followed by the advanced step 9d (multiprocess).
+#: sharded_training, sharding_costs) followed by the advanced step 9d (multiprocess); the capstone
+#: closes the guide.
 STEPS = [
     "arrays",
     "grad",
@@ -34,6 +35,7 @@ STEPS = [
     "sharding_costs",
     "multiprocess",
     "profiling",
+    "capstone",
 ]
 #: How the reading order starts (the toctrees at the end of index.md).
 READING_ORDER_START = (
