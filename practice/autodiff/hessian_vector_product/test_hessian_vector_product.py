@@ -94,6 +94,18 @@ def test_sharpness_matches_eigenvalue(impl, case):
     np.testing.assert_allclose(out, top, rtol=1e-3)
 
 
+@pytest.mark.requirement(4)
+@pytest.mark.parametrize("n_iters", [0, 1, 2, 30])
+@pytest.mark.parametrize("kind", ["linear", "constant"])
+def test_sharpness_of_a_zero_hessian_is_zero(impl, n_iters, kind):
+    """H = 0: power iteration meets H u = 0, whose norm must not divide."""
+    c = jnp.arange(1.0, 6.0)
+    f = (lambda x: c @ x) if kind == "linear" else (lambda x: jnp.float32(3))
+    out = impl.sharpness(f, jnp.ones(5), jax.random.key(0), n_iters=n_iters)
+    assert out.shape == () and out.dtype == jnp.float32
+    assert out == 0.0, out
+
+
 @pytest.mark.requirement(5)
 @given(st.integers(0, 2**31 - 1))
 @example(0)
