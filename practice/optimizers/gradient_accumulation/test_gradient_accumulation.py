@@ -125,6 +125,23 @@ def test_indivisible_batch_raises_value_error(impl):
         impl.accumulate_gradients(linear_loss, params, batch, 4)
 
 
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("k", [0, -1, -2, -12, 5, 13])
+def test_k_below_one_or_not_dividing_raises_value_error(impl, k):
+    """k = 0 (B % 0), negative k (-2 divides 12) and k not dividing B = 12:
+    ValueError, before loss_fn runs."""
+    params, batch = linear_problem(n=12)
+    calls = []
+
+    def loss(params, micro):
+        calls.append(micro)
+        return linear_loss(params, micro)
+
+    with pytest.raises(ValueError):
+        impl.accumulate_gradients(loss, params, batch, k)
+    assert not calls
+
+
 @pytest.mark.requirement(5)
 def test_program_does_not_grow_with_k(impl):
     params, batch = linear_problem(n=16)
