@@ -116,7 +116,7 @@ def test_does_not_materialise_repeated_cache(impl):
 
 @pytest.mark.requirement(8)
 @pytest.mark.parametrize(
-    "b,l,n,kv,h",
+    "b,length,n,kv,h",
     [
         (2, 7, 8, 2, 4),
         (1, 1, 6, 3, 3),  # L = 1: the output is the bound
@@ -126,13 +126,15 @@ def test_does_not_materialise_repeated_cache(impl):
         (1, 3, 4, 1, 1),
     ],
 )
-def test_no_value_exceeds_the_cache_or_the_scores(impl, b, l, n, kv, h):
+def test_no_value_exceeds_the_cache_or_the_scores(impl, b, length, n, kv, h):
     """The bound of requirement 8 for every shape; a repeated cache breaks it
     exactly where N > K, L > 1 and H > 1."""
-    q, k, v = normal(b + l + n, (b, n, h), (b, l, kv, h), (b, l, kv, h))
-    lengths = jnp.full((b,), l, jnp.int32)
+    q, k, v = normal(
+        b + length + n, (b, n, h), (b, length, kv, h), (b, length, kv, h)
+    )
+    lengths = jnp.full((b,), length, jnp.int32)
     closed = jax.make_jaxpr(impl.gqa_decode_step)(q, k, v, lengths)
-    bound = max(b * l * kv * h, b * l * n, b * n * h)
+    bound = max(b * length * kv * h, b * length * n, b * n * h)
     sizes = list(intermediate_sizes(closed))
     assert sizes and max(sizes) <= bound, (max(sizes), bound)
     np.testing.assert_allclose(

@@ -183,7 +183,8 @@ def test_fake_quantize_every_n_bits_bit_exact(impl, case, n_bits):
     out = impl.fake_quantize(jnp.asarray(x), n_bits)
     assert out.shape == x.shape and out.dtype == jnp.float32
     np.testing.assert_array_equal(
-        np.asarray(out).view(np.uint32), want.astype(np.float32).view(np.uint32)
+        np.asarray(out).view(np.uint32),
+        want.astype(np.float32).view(np.uint32),
     )
     inside = np.abs(x) != 1
     grad = jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits)))(x)

@@ -154,7 +154,9 @@ def test_loss_is_stable_for_large_logits(impl):
 def logits_and_labels(draw):
     """z (n,) anywhere in [-1e4, 1e4] and labels y (n,) in {0, 1}."""
     n = draw(st.integers(1, 4))
-    z = draw(hnp.arrays(np.float32, n, elements=st.floats(-1e4, 1e4, width=32)))
+    z = draw(
+        hnp.arrays(np.float32, n, elements=st.floats(-1e4, 1e4, width=32))
+    )
     y = draw(hnp.arrays(np.float32, n, elements=st.sampled_from([0.0, 1.0])))
     return z, y
 

@@ -95,9 +95,7 @@ def test_masked_keys_cannot_leak(impl, case, bad):
 
 @pytest.mark.requirement(3)
 @given(examples(), st.sampled_from([1e30, -1e30, np.inf, -np.inf, np.nan]))
-@example(
-    (*(np.float32(a[0]) for a in qkv(2, 1, 3, 3, 1, 2)), True), np.nan
-)
+@example((*(np.float32(a[0]) for a in qkv(2, 1, 3, 3, 1, 2)), True), np.nan)
 def test_masked_values_follow_jax_nn(impl, case, bad):
     """A value at the last key, masked for every earlier query: a finite one
     changes nothing (weight exactly 0), a non-finite one makes those rows nan,
