@@ -6,7 +6,7 @@ VENV := .venv/.installed
 # test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check bench audit lock outputs upgrade
+.PHONY: html test serve clean page check bench audit lock outputs upgrade mutation
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -38,6 +38,12 @@ upgrade: $(VENV)
 	$(PY) -m jaxbook.upgrade lock $(if $(JAX),--jax $(JAX))
 	@bash tools/bootstrap.sh
 	$(PY) -m jaxbook.upgrade outputs
+
+# Mutation testing of the practice solutions (maintainers; slow: minutes per problem, one mutant
+# at a time): make mutation PROBLEM=masked-mean, or every problem without PROBLEM. Writes
+# practice/<section>/<problem>/mutation.json (jaxbook/mutation.py).
+mutation: $(VENV)
+	nice -n 15 $(PY) -m jaxbook.mutation $(PROBLEM)
 
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
