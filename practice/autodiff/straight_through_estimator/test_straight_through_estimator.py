@@ -204,3 +204,14 @@ def test_learns_through_quantization(impl):
     for _ in range(40):
         w = step(w)
     np.testing.assert_allclose(impl.fake_quantize(w, 4), target, atol=1e-6)
+
+
+@pytest.mark.requirement(4, 5)
+@pytest.mark.parametrize("jit", [False, True])
+def test_sign_of_nan_is_minus_one_and_its_gradient_zero(impl, jit):
+    """nan >= 0 is False: "elsewhere" gives -1.0, and |nan| <= 1 is False."""
+    x = jnp.float32([np.nan, -np.nan, np.inf, -np.inf, 0.5])
+    f = jax.jit(impl.sign_ste) if jit else impl.sign_ste
+    np.testing.assert_array_equal(f(x), [-1.0, -1.0, 1.0, -1.0, 1.0])
+    grad = jax.grad(lambda x: jnp.sum(impl.sign_ste(x) * 3.0))(x)
+    np.testing.assert_array_equal(grad, [0.0, 0.0, 0.0, 0.0, 3.0])
