@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 from jax.ad_checkpoint import print_saved_residuals
 
-from practice._testing import all_primitives
+from practice._testing import all_primitives, compiled_lines
 
 B, D, H, L = 8, 16, 48, 4
 
@@ -234,6 +234,21 @@ def test_deep_mlp_program_does_not_grow_with_layers(impl):
 
     for remat in [False, True]:
         assert size(2, remat) == size(6, remat), remat
+
+
+@pytest.mark.requirement(7)
+def test_deep_mlp_compiled_program_does_not_grow_with_layers(impl):
+    """Checked on what XLA compiles, not only on the jaxpr (unroll=True)."""
+    x = inputs()
+    lines = [
+        compiled_lines(
+            lambda sp, x: impl.deep_mlp(sp, x, False),
+            block_params(7, layers=layers),
+            x,
+        )
+        for layers in (2, 6)
+    ]
+    assert lines[0] == lines[1], f"compiled program grows: {lines}"
 
 
 @pytest.mark.requirement(8)
