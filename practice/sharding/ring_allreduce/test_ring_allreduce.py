@@ -106,6 +106,31 @@ def test_communication_is_bandwidth_optimal(impl):
         assert total == 2 * (n - 1) * math.prod(chunk), (total, n, chunk)
 
 
+def perms(jaxpr):
+    """The perm of every ppermute in a jaxpr, nested ones included."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "ppermute":
+            found.append(sorted(tuple(pair) for pair in eqn.params["perm"]))
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += perms(inner)
+    return found
+
+
+@pytest.mark.requirement(5)
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_every_send_goes_to_the_right_neighbour(impl, n):
+    """Device i sends only to (i + 1) % n: a ring the other way round, or
+    any other permutation, gives the same sum but not the stated ring."""
+    x = jnp.zeros((n * n, 3))  # a block of n rows: chunks of one
+    found = perms(jax.make_jaxpr(ring(impl, n))(x).jaxpr)
+    right = sorted((i, (i + 1) % n) for i in range(n))
+    assert found and all(p == right for p in found), (found, right)
+
+
 @pytest.mark.requirement(2)
 def test_under_an_outer_jit(impl):
     n = 8
