@@ -110,6 +110,23 @@ def test_saved_residuals(impl):
     assert len(saved) == 1 and "preactivation" in saved[0], saved
 
 
+@pytest.mark.requirement(5)
+def test_saved_residual_is_the_preactivation(impl):
+    """The one (B, H) residual that jax.vjp keeps holds x @ w1 + b1, not
+    the activation after gelu under the same name."""
+    p, x = block_params(3), inputs()
+    _, vjp_fn = jax.vjp(lambda p, x: impl.remat_mlp_block(p, x, True), p, x)
+    hidden = [
+        np.asarray(leaf)
+        for leaf in jax.tree.leaves(vjp_fn)
+        if getattr(leaf, "shape", None) == (x.shape[0], p["w1"].shape[1])
+    ]
+    pre = np.asarray(x, np.float64) @ np.asarray(p["w1"], np.float64)
+    pre += np.asarray(p["b1"], np.float64)
+    assert len(hidden) == 1, [h.shape for h in hidden]
+    np.testing.assert_allclose(hidden[0], pre, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.requirement(6)
 def test_deep_mlp_values_and_grads(impl):
     sp, x = block_params(4, layers=L), inputs(2)
