@@ -76,6 +76,20 @@ def test_random_walk_matches_recipe(impl, seed, n_steps, start):
     np.testing.assert_allclose(out, start + np.cumsum(steps), rtol=1e-5)
 
 
+@pytest.mark.requirement(7)
+@pytest.mark.parametrize("n_steps", [1, 4])
+def test_random_walk_starts_at_zero_by_default(impl, n_steps):
+    """The signature's default, start = 0.0: the first position is the
+    first step itself, bit for bit."""
+    out = impl.random_walk(jax.random.key(3), n_steps)
+    _, subkey = jax.random.split(jax.random.key(3))
+    assert out.shape == (n_steps,) and out.dtype == jnp.float32
+    assert out[0] == jax.random.normal(subkey, ())
+    np.testing.assert_array_equal(
+        out, impl.random_walk(jax.random.key(3), n_steps, 0.0)
+    )
+
+
 @pytest.mark.requirement(1, 2)
 def test_init_mlp_follows_the_recipe(impl):
     sizes = (3, 5, 2)
