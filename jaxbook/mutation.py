@@ -183,7 +183,10 @@ def measure(folder: Path, log=print) -> dict:
         "killed": len(killed) + len(timeouts),
         "survived": len(survived),
         "equivalent": equivalent,
-        "score": round((len(killed) + len(timeouts)) / max(total - len(equivalent), 1), 3),
+        # None: no mutant that a test could kill (cosmic-ray found nothing to change)
+        "score": round((len(killed) + len(timeouts)) / (total - len(equivalent)), 3)
+        if total > len(equivalent)
+        else None,
         "seconds": round(time.monotonic() - started),
         "surviving": survived,
         "timeouts": timeouts,
