@@ -106,6 +106,18 @@ def test_sharpness_of_a_zero_hessian_is_zero(impl, n_iters, kind):
     assert out == 0.0, out
 
 
+@pytest.mark.requirement(4)
+def test_sharpness_defaults_to_100_iterations(impl):
+    """The signature's n_iters = 100, bit for bit: eigenvalues 1 and -0.97
+    are close, so 99 or 101 iterations give another estimate."""
+    h = jnp.array([1.0, -0.97, 0.5, 0.2])
+    f = lambda x: 0.5 * jnp.sum(h * x * x)
+    x, key = jnp.ones(4), lambda: jax.random.key(0)  # a fresh key each call
+    default = impl.sharpness(f, x, key())
+    assert default == impl.sharpness(f, x, key(), 100)
+    assert default != impl.sharpness(f, x, key(), 99)
+
+
 @pytest.mark.requirement(5)
 @given(st.integers(0, 2**31 - 1))
 @example(0)
