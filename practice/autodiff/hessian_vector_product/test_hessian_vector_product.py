@@ -106,6 +106,22 @@ def test_sharpness_of_a_zero_hessian_is_zero(impl, n_iters, kind):
     assert out == 0.0, out
 
 
+@pytest.mark.requirement(5)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sharpness_makes_exactly_n_iters_steps(impl, seed):
+    """H = diag(2, 1) from a start (a, b): after n steps u is along
+    (2**n a, b), so n_iters = 0 fixes r = a**2 / b**2 and every later
+    estimate (2 * 4**n r + 1) / (4**n r + 1): one step more or less shows."""
+    f = lambda x: x[0] ** 2 + 0.5 * x[1] ** 2
+    x = jnp.zeros(2)
+    q0 = float(impl.sharpness(f, x, jax.random.key(seed), n_iters=0))
+    r = (q0 - 1) / (2 - q0)
+    for n in [1, 2, 3]:
+        want = (2 * 4**n * r + 1) / (4**n * r + 1)
+        got = impl.sharpness(f, x, jax.random.key(seed), n_iters=n)
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"n={n}")
+
+
 @pytest.mark.requirement(4)
 def test_sharpness_defaults_to_100_iterations(impl):
     """The signature's n_iters = 100, bit for bit: eigenvalues 1 and -0.97
