@@ -124,6 +124,27 @@ def test_top_p_filter_p_one_keeps_every_token(impl, logits, p, traced):
     np.testing.assert_array_equal(out, logits)
 
 
+@pytest.mark.requirement(2)
+def test_top_p_filter_p_just_above_one_keeps_every_token(impl):
+    """For these logits the float32 mass before some token reaches
+    1.0000001, the float32 right above 1: p >= 1 still keeps them all."""
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=rng.integers(2, 3000)) * rng.choice([0.1, 1, 5])
+    z = jnp.asarray(z, jnp.float32)
+    p = np.nextafter(np.float32(1), np.float32(2))
+    np.testing.assert_array_equal(impl.top_p_filter(z, p), z)
+
+
+@pytest.mark.requirement(2)
+@pytest.mark.parametrize("p,kept", [(0.25, 1), (0.5, 2), (0.75, 3), (1.0, 4)])
+def test_top_p_filter_mass_exactly_p_is_not_below_p(impl, p, kept):
+    """Four equal logits: masses before are exactly 0, 0.25, 0.5, 0.75 in
+    float32, so a token whose mass before equals p is dropped (< p, not
+    <= p), lowest indices first."""
+    out = np.asarray(impl.top_p_filter(jnp.zeros(4), p))
+    assert np.isfinite(out).tolist() == [True] * kept + [False] * (4 - kept)
+
+
 @pytest.mark.requirement(3)
 def test_top_p_filter_unsorted_rows(impl):
     logits = jnp.log(
