@@ -120,6 +120,12 @@ def test_sharpness_makes_exactly_n_iters_steps(impl, seed):
         want = (2 * 4**n * r + 1) / (4**n * r + 1)
         got = impl.sharpness(f, x, jax.random.key(seed), n_iters=n)
         np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"n={n}")
+    # H = diag(1, 0): one step lands on (1, 0) exactly, so only a start
+    # without any step can give a quotient a**2 below 1
+    g = lambda x: 0.5 * x[0] ** 2
+    start = impl.sharpness(g, x, jax.random.key(seed), n_iters=0)
+    assert start < 1 - 1e-6, start
+    assert impl.sharpness(g, x, jax.random.key(seed), n_iters=1) == 1.0
 
 
 @pytest.mark.requirement(4)
