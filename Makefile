@@ -6,7 +6,7 @@ VENV := .venv/.installed
 # test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
 
-.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator
+.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -46,6 +46,12 @@ upgrade: $(VENV)
 	$(PY) -m jaxbook.upgrade lock $(if $(JAX),--jax $(JAX))
 	@bash tools/bootstrap.sh
 	$(PY) -m jaxbook.upgrade outputs
+
+# Mutation testing of the practice solutions (maintainers; slow: minutes per problem, one mutant
+# at a time): make mutation PROBLEM=masked-mean, or every problem without PROBLEM. Writes
+# practice/<section>/<problem>/mutation.json (jaxbook/mutation.py).
+mutation: $(VENV)
+	nice -n 15 $(PY) -m jaxbook.mutation $(PROBLEM)
 
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)

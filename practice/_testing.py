@@ -64,3 +64,10 @@ def all_primitives(jaxpr):
                 if hasattr(inner, "eqns"):
                     names += all_primitives(inner)
     return names
+
+
+def compiled_lines(f, *args):
+    """Lines of the optimised program XLA compiles for ``jax.jit(f)`` on ``args``: what really
+    runs. A ``lax.scan(..., unroll=True)`` has the jaxpr of one loop but a compiled program that
+    grows with the trip count."""
+    return len(jax.jit(f).lower(*args).compile().as_text().splitlines())

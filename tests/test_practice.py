@@ -9,6 +9,8 @@ normal pytest run, with --impl=solution, the default.)
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -251,3 +253,21 @@ def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
         f"{wrong_ident(path)}: 'Caught by' names tests that do not fail for it: {not_failing} "
         f"(set-up errors do not count)"
     )
+
+
+@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
+def test_mutation_report_measures_the_current_solution(folder):
+    """``make mutation PROBLEM=...`` (jaxbook/mutation.py) writes mutation.json beside the solution;
+    it must name the sha256 of the solution.py there now, and list no mutant both as equivalent
+    without a reason."""
+    report = folder / "mutation.json"
+    if not report.is_file():
+        pytest.skip(f"{ident(folder)}: no mutation report yet (make mutation PROBLEM={folder.name})")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    current = hashlib.sha256((folder / "solution.py").read_bytes()).hexdigest()
+    assert data["solution_sha256"] == current, (
+        f"{ident(folder)}/mutation.json measured another solution.py: run "
+        f"make mutation PROBLEM={folder.name} again"
+    )
+    unexplained = [m["id"] for m in data["equivalent"] if not m.get("reason", "").strip()]
+    assert not unexplained, f"{ident(folder)}: equivalent mutants without a reason: {unexplained}"

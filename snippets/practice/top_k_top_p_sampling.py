@@ -19,3 +19,9 @@ for kwargs in [{}, {"top_k": 2}, {"top_p": 0.75}, {"temperature": 0.5}]:
     tokens = sample(jax.random.key(0), batch, **kwargs)
     freq = np.bincount(np.asarray(tokens), minlength=4) / tokens.size
     print(f"{str(kwargs):20s} token frequencies: {np.round(freq, 3)}")
+
+# p = 1 keeps every token, though the float32 mass before the last is 1.0
+z = jnp.array([0.0, -20.0, -3.0])
+probs = jnp.sort(jax.nn.softmax(z))[::-1]  # most probable first
+print("mass before each token:", jnp.cumsum(probs) - probs)
+print("top_p_filter(z, p=1.0):", top_p_filter(z, 1.0))

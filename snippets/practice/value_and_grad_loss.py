@@ -2,7 +2,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from practice.autodiff.value_and_grad_loss.solution import loss_and_grad, train
+from practice.autodiff.value_and_grad_loss.solution import (
+    logistic_loss,
+    loss_and_grad,
+    train,
+)
 
 x = jax.random.normal(jax.random.key(0), (64, 2))
 # a linearly separable rule
@@ -23,3 +27,9 @@ final, losses = train(params, x, y, lr=1.0, steps=50)
 print("loss every 10 steps:", np.asarray(losses[::10]).round(4))
 (final_loss, final_accuracy), _ = loss_and_grad(final, x, y)
 print(f"after 50 steps: loss {final_loss:.4f}, accuracy {final_accuracy}")
+
+# y = 1, z = 20: the loss softplus(-z) is tiny; softplus(z) - z cancels to 0
+one = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
+z20, y1 = jnp.array([[20.0]]), jnp.array([1.0])
+print("logistic_loss:       ", logistic_loss(one, z20, y1))
+print("softplus(z) - y * z: ", jax.nn.softplus(20.0) - 20.0)

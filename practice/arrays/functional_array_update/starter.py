@@ -40,7 +40,7 @@ def scatter_add(n: int, indices: jax.Array, weights: jax.Array) -> jax.Array:
         out[k] = sum(weights[m] for every m with indices[m] == k)
 
     n: Python int >= 1 (number of bins); indices: (m,) int32; weights: (m,)
-    float32. Returns (n,) float32. Repeated indices accumulate (unlike NumPy's
+    float32 or int32. Returns (n,) in the dtype of weights. Repeated indices accumulate (unlike NumPy's
     ``a[idx] += w``, which keeps only one of the repeated writes). Indices
     outside ``[0, n)`` -- negative ones included -- are ignored: they
     contribute to no bin.

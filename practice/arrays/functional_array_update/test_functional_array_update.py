@@ -192,6 +192,25 @@ def test_scatter_add_matches_loop(impl, case):
     np.testing.assert_allclose(out, bincount(n, indices, weights))
 
 
+@pytest.mark.requirement(7, 8, 9, 11)
+@given(scatter_cases(), st.sampled_from(["int32", "float32"]))
+@example(
+    (3, np.int32([0, 2, 2, -1, 5]), np.float32([1, 10, 20, 100, 100])), "int32"
+)
+@example((1, np.int32([0, 0]), np.float32([2**24, 1])), "int32")
+def test_scatter_add_keeps_the_dtype_of_weights(impl, case, dtype):
+    """int32 weights (the statement's example) give exact int32 bins."""
+    n, indices, weights = case
+    weights = np.round(np.clip(weights, -1e6, 1e6)).astype(dtype)
+    out = impl.scatter_add(n, jnp.asarray(indices), jnp.asarray(weights))
+    assert out.shape == (n,) and out.dtype == dtype
+    want = np.zeros(n, np.int64)
+    for i, w in zip(indices, weights.astype(np.int64)):
+        if 0 <= i < n:
+            want[i] += w
+    np.testing.assert_array_equal(out, want.astype(dtype))
+
+
 @pytest.mark.requirement(10)
 @given(scatter_cases(), st.sampled_from([np.inf, -np.inf, np.nan]))
 @example((3, np.array([-1, 1, 3], np.int32), np.float32([1, 2, 4])), np.inf)

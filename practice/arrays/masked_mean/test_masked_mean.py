@@ -165,3 +165,34 @@ def test_gradient_is_finite_and_correct(impl):
     grad = jax.grad(lambda x: jnp.sum(impl.masked_mean(x, mask)))(x)
     # d/dx of (x00 + x01) / 2: 1/2 on the selected entries, 0 elsewhere, 0 on the empty row.
     np.testing.assert_allclose(grad, [[0.5, 0.5, 0.0], [0.0, 0.0, 0.0]])
+
+
+@pytest.mark.requirement(1, 4)
+@given(
+    cases(SHAPES + SHAPES_3D),
+    st.sampled_from([np.inf, -np.inf, np.nan]),
+    st.booleans(),
+)
+@example(
+    (np.float32([[1, 2, 3]]), np.array([[True, True, False]])), np.inf, True
+)
+@example(
+    (np.float32([[1, 2, 3]]), np.array([[True, True, False]])), np.nan, False
+)
+def test_default_axis_and_non_finite_at_selected_positions(
+    impl, case, bad, both_signs
+):
+    """Default axis on 2-D and 3-D inputs; inf and nan where mask is True do
+    count: the mean of the selected entries is then inf, -inf or nan."""
+    x, mask = case
+    x = x.copy()
+    selected = np.argwhere(mask)
+    if len(selected):
+        x[tuple(selected[0])] = bad
+        if both_signs and len(selected) > 1:
+            x[tuple(selected[-1])] = -bad  # inf - inf: nan
+    with np.errstate(invalid="ignore"):
+        want = np_masked_mean(x, mask, -1)
+    out = impl.masked_mean(jnp.asarray(x), jnp.asarray(mask))
+    assert out.shape == x.shape[:-1]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)

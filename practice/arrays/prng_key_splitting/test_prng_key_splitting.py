@@ -76,6 +76,20 @@ def test_random_walk_matches_recipe(impl, seed, n_steps, start):
     np.testing.assert_allclose(out, start + np.cumsum(steps), rtol=1e-5)
 
 
+@pytest.mark.requirement(7)
+@pytest.mark.parametrize("n_steps", [1, 4])
+def test_random_walk_starts_at_zero_by_default(impl, n_steps):
+    """The signature's default, start = 0.0: the first position is the
+    first step itself, bit for bit."""
+    out = impl.random_walk(jax.random.key(3), n_steps)
+    _, subkey = jax.random.split(jax.random.key(3))
+    assert out.shape == (n_steps,) and out.dtype == jnp.float32
+    assert out[0] == jax.random.normal(subkey, ())
+    np.testing.assert_array_equal(
+        out, impl.random_walk(jax.random.key(3), n_steps, 0.0)
+    )
+
+
 @pytest.mark.requirement(1, 2)
 def test_init_mlp_follows_the_recipe(impl):
     sizes = (3, 5, 2)
@@ -187,3 +201,38 @@ def test_random_walk_steps_are_fresh(impl):
         "some steps repeat: a subkey was reused"
     )
     assert abs(steps.std() - 1.0) < 0.1 and abs(steps.mean()) < 0.15
+
+
+@pytest.mark.requirement(4, 7)
+@given(
+    SEEDS,
+    st.sampled_from([0.1, 0.3, 0.7]),
+    st.sampled_from([1, 6, 40]),
+    st.sampled_from([0.0, 0.1, -3.7]),
+)
+@example(0, 0.3, 40, 0.1)
+def test_recipes_are_followed_to_the_last_bit(
+    impl, seed, rate, n_steps, start
+):
+    """ "Exactly": the recipe's float32 operations in its order, run by JAX
+    as the oracle (x * (1 / (1 - rate)) or a cumsum of the steps rounds
+    differently)."""
+    x = jnp.asarray(
+        np.random.default_rng(seed).normal(size=(64,)), jnp.float32
+    )
+    keep = jax.random.bernoulli(jax.random.key(seed), 1 - rate, x.shape)
+    want = jnp.where(keep, x / (1 - rate), 0.0)
+    got = impl.dropout(jax.random.key(seed), x, rate)
+    np.testing.assert_array_equal(
+        np.asarray(got).view(np.uint32), np.asarray(want).view(np.uint32)
+    )
+    key, position, positions = jax.random.key(seed), jnp.float32(start), []
+    for _ in range(n_steps):
+        key, subkey = jax.random.split(key)
+        position = position + jax.random.normal(subkey, ())
+        positions.append(position)
+    got = impl.random_walk(jax.random.key(seed), n_steps, start)
+    np.testing.assert_array_equal(
+        np.asarray(got).view(np.uint32),
+        np.asarray(jnp.stack(positions)).view(np.uint32),
+    )

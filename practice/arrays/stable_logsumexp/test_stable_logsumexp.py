@@ -214,3 +214,13 @@ def test_log_softmax(impl):
         [-math.log(2.0)] * 2,
         atol=1e-4,
     )
+
+
+@pytest.mark.requirement(5)
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 5), (4, 1)])
+def test_log_softmax_default_axis_is_the_last(impl, shape):
+    x = np.random.default_rng(7).normal(size=shape).astype(np.float32)
+    expected = scipy.special.log_softmax(x.astype(np.float64), axis=-1)
+    out = impl.log_softmax(jnp.asarray(x))
+    assert out.shape == shape
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)

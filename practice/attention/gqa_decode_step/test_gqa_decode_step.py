@@ -114,6 +114,37 @@ def test_does_not_materialise_repeated_cache(impl):
     assert sizes and max(sizes) < B * L * n * H
 
 
+@pytest.mark.requirement(8)
+@pytest.mark.parametrize(
+    "b,length,n,kv,h",
+    [
+        (2, 7, 8, 2, 4),
+        (1, 1, 6, 3, 3),  # L = 1: the output is the bound
+        (2, 5, 4, 1, 2),
+        (2, 5, 4, 4, 4),  # N = K: the cache is the bound
+        (2, 5, 6, 3, 1),  # H = 1: the scores are the bound
+        (1, 3, 4, 1, 1),
+    ],
+)
+def test_no_value_exceeds_the_cache_or_the_scores(impl, b, length, n, kv, h):
+    """The bound of requirement 8 for every shape; a repeated cache breaks it
+    exactly where N > K, L > 1 and H > 1."""
+    q, k, v = normal(
+        b + length + n, (b, n, h), (b, length, kv, h), (b, length, kv, h)
+    )
+    lengths = jnp.full((b,), length, jnp.int32)
+    closed = jax.make_jaxpr(impl.gqa_decode_step)(q, k, v, lengths)
+    bound = max(b * length * kv * h, b * length * n, b * n * h)
+    sizes = list(intermediate_sizes(closed))
+    assert sizes and max(sizes) <= bound, (max(sizes), bound)
+    np.testing.assert_allclose(
+        impl.gqa_decode_step(q, k, v, lengths),
+        naive_decode(q, k, v, lengths),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
 @pytest.mark.requirement(4)
 def test_non_finite_garbage_is_ignored(impl):
     q, k, v, lengths = inputs(6, 4, 2, lengths=(2, 5))

@@ -20,7 +20,9 @@ def sharpness(
 
     def step(_, u):
         hu = hvp(f, x, u)
-        return hu / jnp.linalg.norm(hu)
+        norm = jnp.linalg.norm(hu)
+        # H u = 0 (a zero Hessian): keep u, whose Rayleigh quotient is then 0
+        return jnp.where(norm > 0, hu / norm, u)
 
     u = jax.lax.fori_loop(0, n_iters, step, u)
     return jnp.dot(u, hvp(f, x, u))

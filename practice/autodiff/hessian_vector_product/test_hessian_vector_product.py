@@ -94,6 +94,52 @@ def test_sharpness_matches_eigenvalue(impl, case):
     np.testing.assert_allclose(out, top, rtol=1e-3)
 
 
+@pytest.mark.requirement(4)
+@pytest.mark.parametrize("n_iters", [0, 1, 2, 30])
+@pytest.mark.parametrize("kind", ["linear", "constant"])
+def test_sharpness_of_a_zero_hessian_is_zero(impl, n_iters, kind):
+    """H = 0: power iteration meets H u = 0, whose norm must not divide."""
+    c = jnp.arange(1.0, 6.0)
+    f = (lambda x: c @ x) if kind == "linear" else (lambda x: jnp.float32(3))
+    out = impl.sharpness(f, jnp.ones(5), jax.random.key(0), n_iters=n_iters)
+    assert out.shape == () and out.dtype == jnp.float32
+    assert out == 0.0, out
+
+
+@pytest.mark.requirement(5)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sharpness_makes_exactly_n_iters_steps(impl, seed):
+    """H = diag(2, 1) from a start (a, b): after n steps u is along
+    (2**n a, b), so n_iters = 0 fixes r = a**2 / b**2 and every later
+    estimate (2 * 4**n r + 1) / (4**n r + 1): one step more or less shows."""
+    f = lambda x: x[0] ** 2 + 0.5 * x[1] ** 2
+    x = jnp.zeros(2)
+    q0 = float(impl.sharpness(f, x, jax.random.key(seed), n_iters=0))
+    r = (q0 - 1) / (2 - q0)
+    for n in [1, 2, 3]:
+        want = (2 * 4**n * r + 1) / (4**n * r + 1)
+        got = impl.sharpness(f, x, jax.random.key(seed), n_iters=n)
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"n={n}")
+    # H = diag(1, 0): one step lands on (1, 0) exactly, so only a start
+    # without any step can give a quotient a**2 below 1
+    g = lambda x: 0.5 * x[0] ** 2
+    start = impl.sharpness(g, x, jax.random.key(seed), n_iters=0)
+    assert start < 1 - 1e-6, start
+    assert impl.sharpness(g, x, jax.random.key(seed), n_iters=1) == 1.0
+
+
+@pytest.mark.requirement(4)
+def test_sharpness_defaults_to_100_iterations(impl):
+    """The signature's n_iters = 100, bit for bit: eigenvalues 1 and -0.97
+    are close, so 99 or 101 iterations give another estimate."""
+    h = jnp.array([1.0, -0.97, 0.5, 0.2])
+    f = lambda x: 0.5 * jnp.sum(h * x * x)
+    x, key = jnp.ones(4), lambda: jax.random.key(0)  # a fresh key each call
+    default = impl.sharpness(f, x, key())
+    assert default == impl.sharpness(f, x, key(), 100)
+    assert default != impl.sharpness(f, x, key(), 99)
+
+
 @pytest.mark.requirement(5)
 @given(st.integers(0, 2**31 - 1))
 @example(0)

@@ -41,4 +41,6 @@ sign_ste.defvjp(_sign_fwd, _sign_bwd)
 def fake_quantize(x: jax.Array, n_bits: int) -> jax.Array:
     """x: values nominally in [-1, 1] -> same shape, on the grid k / s."""
     s = 2 ** (n_bits - 1) - 1
+    if s > 2**24:  # finer than float32 near +-1 (and past int32): no rounding
+        return jnp.clip(x, -1, 1)
     return round_ste(jnp.clip(x * s, -s, s)) / s

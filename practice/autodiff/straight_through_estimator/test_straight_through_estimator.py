@@ -157,6 +157,42 @@ def test_fake_quantize_grid_and_gradient(impl):
         )
 
 
+NORMAL = st.floats(-2, 2, width=32, allow_subnormal=False)
+
+
+@pytest.mark.requirement(6, 7)
+@given(
+    arrays(NORMAL | st.sampled_from([0.5, -0.5, 1e-30, -0.0, 1.0, -1.0])),
+    st.integers(2, 25) | st.sampled_from([26, 32, 33, 64, 1000]),
+)
+@example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 25)
+@example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 26)
+@example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 33)
+@example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 2)
+def test_fake_quantize_every_n_bits_bit_exact(impl, case, n_bits):
+    """Every n_bits >= 2, bit for bit: the float32 formula up to 25 bits
+    (float32 NumPy rounds x * s, the clip and / s like XLA for normal
+    values), clip(x, -1, 1) from 26 bits on; gradient 1 inside (-1, 1)."""
+    x, _ = case
+    s = 2 ** (n_bits - 1) - 1
+    if n_bits <= 25:
+        sf = np.float32(s)
+        want = np.round(np.clip(x * sf, -sf, sf)) / sf
+    else:
+        want = np.clip(x, np.float32(-1), np.float32(1))
+    out = impl.fake_quantize(jnp.asarray(x), n_bits)
+    assert out.shape == x.shape and out.dtype == jnp.float32
+    np.testing.assert_array_equal(
+        np.asarray(out).view(np.uint32),
+        want.astype(np.float32).view(np.uint32),
+    )
+    inside = np.abs(x) != 1
+    grad = jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits)))(x)
+    np.testing.assert_array_equal(
+        np.asarray(grad)[inside], (np.abs(x) < 1)[inside]
+    )
+
+
 @pytest.mark.requirement(7)
 def test_learns_through_quantization(impl):
     # Fit w so that fake_quantize(w, 4) matches a target on the grid: impossible with
@@ -168,3 +204,14 @@ def test_learns_through_quantization(impl):
     for _ in range(40):
         w = step(w)
     np.testing.assert_allclose(impl.fake_quantize(w, 4), target, atol=1e-6)
+
+
+@pytest.mark.requirement(4, 5)
+@pytest.mark.parametrize("jit", [False, True])
+def test_sign_of_nan_is_minus_one_and_its_gradient_zero(impl, jit):
+    """nan >= 0 is False: "elsewhere" gives -1.0, and |nan| <= 1 is False."""
+    x = jnp.float32([np.nan, -np.nan, np.inf, -np.inf, 0.5])
+    f = jax.jit(impl.sign_ste) if jit else impl.sign_ste
+    np.testing.assert_array_equal(f(x), [-1.0, -1.0, 1.0, -1.0, 1.0])
+    grad = jax.grad(lambda x: jnp.sum(impl.sign_ste(x) * 3.0))(x)
+    np.testing.assert_array_equal(grad, [0.0, 0.0, 0.0, 0.0, 3.0])

@@ -150,6 +150,34 @@ def test_loss_is_stable_for_large_logits(impl):
     np.testing.assert_allclose(out, 1000.0 / 3, rtol=1e-5)
 
 
+@st.composite
+def logits_and_labels(draw):
+    """z (n,) anywhere in [-1e4, 1e4] and labels y (n,) in {0, 1}."""
+    n = draw(st.integers(1, 4))
+    z = draw(
+        hnp.arrays(np.float32, n, elements=st.floats(-1e4, 1e4, width=32))
+    )
+    y = draw(hnp.arrays(np.float32, n, elements=st.sampled_from([0.0, 1.0])))
+    return z, y
+
+
+@pytest.mark.requirement(2)
+@given(logits_and_labels())
+@example((np.float32([20.0]), np.float32([1.0])))
+@example((np.float32([-20.0, 17.0]), np.float32([0.0, 1.0])))
+@example((np.float32([100.0, 1e4]), np.float32([1.0, 1.0])))
+def test_loss_is_relatively_accurate_where_tiny(impl, case):
+    """Relative to the float64 loss, each term softplus(z) or softplus(-z)."""
+    z, y = case
+    params = {"w": jnp.array([1.0]), "b": jnp.float32(0.0)}
+    x = jnp.asarray(z[:, None])  # z = x @ [1] + 0 exactly
+    terms = np.logaddexp(0.0, np.where(y == 1, -z, z).astype(np.float64))
+    want = terms.mean()
+    (aux_loss, _), _ = impl.loss_and_grad(params, x, jnp.asarray(y))
+    for loss in (impl.logistic_loss(params, x, jnp.asarray(y)), aux_loss):
+        np.testing.assert_allclose(loss, want, rtol=1e-5, atol=1e-37)
+
+
 @pytest.mark.requirement(3)
 def test_grads_are_exact_for_large_logits(impl):
     # z = +-1000 and +-1e4: the float64 closed form gives sigmoid(z) - y = +-1 or 0, never nan.

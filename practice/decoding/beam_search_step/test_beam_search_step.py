@@ -1,5 +1,7 @@
 """Tests for Beam Search Step."""
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -156,6 +158,38 @@ def test_gather_beams_on_a_pytree(impl):
     np.testing.assert_array_equal(
         out["k"], np.stack([k[0][[2, 2, 0]], k[1][[1, 0, 1]]])
     )
+
+
+class Carry(NamedTuple):
+    """A per-beam state kept as a named tuple."""
+
+    hidden: jax.Array
+    step: jax.Array
+
+
+@pytest.mark.requirement(7)
+@pytest.mark.parametrize(
+    "container", ["dict", "list", "tuple", "namedtuple", "nested", "leaf"]
+)
+def test_gather_beams_on_every_pytree_container(impl, container):
+    """Every container a pytree allows, not only dicts; a bare array too."""
+    a = jnp.arange(2 * 3 * 2).reshape(2, 3, 2)
+    c = jnp.array([[5, 6, 7], [8, 9, 10]])
+    tree = {
+        "dict": lambda: {"a": a, "c": c},
+        "list": lambda: [a, c],
+        "tuple": lambda: (a, c),
+        "namedtuple": lambda: Carry(a, c),
+        "nested": lambda: {"x": [(a,), {"y": c}]},
+        "leaf": lambda: a,
+    }[container]()
+    parents = jnp.array([[2, 2, 0], [1, 0, 1]], jnp.int32)
+    out = impl.gather_beams(tree, parents)
+    assert jax.tree.structure(out) == jax.tree.structure(tree)
+    for got, leaf in zip(jax.tree.leaves(out), jax.tree.leaves(tree)):
+        leaf = np.asarray(leaf)
+        want = np.stack([leaf[0][[2, 2, 0]], leaf[1][[1, 0, 1]]])
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.requirement(8)

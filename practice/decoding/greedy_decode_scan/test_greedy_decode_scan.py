@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, strategies as st
 
-from practice._testing import all_primitives
+from practice._testing import all_primitives, compiled_lines
 
 
 def cycle_step(state, tokens):
@@ -189,3 +189,16 @@ def test_program_does_not_grow_with_steps(impl):
         return len(all_primitives(jaxpr.jaxpr))
 
     assert size(2) == size(12)
+
+
+@pytest.mark.requirement(5)
+def test_compiled_program_does_not_grow_with_steps(impl):
+    """Checked on what XLA compiles, not only on the jaxpr (unroll=True)."""
+    lines = [
+        compiled_lines(
+            lambda f, n=n: impl.greedy_decode(cycle_step, (), f, n, 3, 0),
+            jnp.array([0, 1]),
+        )
+        for n in (2, 12)
+    ]
+    assert lines[0] == lines[1], f"compiled program grows: {lines}"

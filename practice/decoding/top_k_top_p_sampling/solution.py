@@ -22,6 +22,8 @@ def top_p_filter(logits: jax.Array, p) -> jax.Array:
     # most probable first, ties by index
     order = jnp.argsort(-logits, axis=-1, stable=True)
     probs = jax.nn.softmax(logits, axis=-1)
+    # p >= 1 keeps every token, even where float32 sums reach 1 too early
+    p = jnp.where(p >= 1, jnp.inf, p)
     sorted_probs = jnp.take_along_axis(probs, order, axis=-1)
     mass_before = jnp.cumsum(sorted_probs, axis=-1) - sorted_probs
     keep_sorted = mass_before < p

@@ -1,5 +1,6 @@
 """Tests for Top-k and Top-p Sampling."""
 
+import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -98,6 +99,50 @@ def test_top_p_filter_values(impl):
     np.testing.assert_array_equal(
         np.asarray(out)[:2], np.asarray(logits)[:2]
     )  # kept values unchanged
+
+
+@pytest.mark.requirement(2, 4)
+@given(
+    logits=hnp.arrays(
+        np.float32,
+        st.integers(1, 6),
+        elements=st.floats(-300, 300, width=32) | st.just(NEG),
+    ),
+    p=st.sampled_from([1.0, 1.5, np.inf]),
+    traced=st.booleans(),
+)
+@example(logits=np.float32([0, -20, -3]), p=1.0, traced=False)
+@example(logits=np.float32([0, -20, -3]), p=1.0, traced=True)
+@example(logits=np.float32([0, -200]), p=1.0, traced=False)
+@example(logits=np.float32([5, NEG, -90, 5]), p=1.0, traced=True)
+def test_top_p_filter_p_one_keeps_every_token(impl, logits, p, traced):
+    """p >= 1 returns the logits unchanged, though the float32 mass before
+    a tiny last token can round to exactly 1 ([0, -20, -3])."""
+    assume(np.isfinite(logits).any())
+    f = jax.jit(impl.top_p_filter) if traced else impl.top_p_filter
+    out = f(jnp.asarray(logits), jnp.float32(p) if traced else p)
+    np.testing.assert_array_equal(out, logits)
+
+
+@pytest.mark.requirement(2)
+def test_top_p_filter_p_just_above_one_keeps_every_token(impl):
+    """For these logits the float32 mass before some token reaches
+    1.0000001, the float32 right above 1: p >= 1 still keeps them all."""
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=rng.integers(2, 3000)) * rng.choice([0.1, 1, 5])
+    z = jnp.asarray(z, jnp.float32)
+    p = np.nextafter(np.float32(1), np.float32(2))
+    np.testing.assert_array_equal(impl.top_p_filter(z, p), z)
+
+
+@pytest.mark.requirement(2)
+@pytest.mark.parametrize("p,kept", [(0.25, 1), (0.5, 2), (0.75, 3), (1.0, 4)])
+def test_top_p_filter_mass_exactly_p_is_not_below_p(impl, p, kept):
+    """Four equal logits: masses before are exactly 0, 0.25, 0.5, 0.75 in
+    float32, so a token whose mass before equals p is dropped (< p, not
+    <= p), lowest indices first."""
+    out = np.asarray(impl.top_p_filter(jnp.zeros(4), p))
+    assert np.isfinite(out).tolist() == [True] * kept + [False] * (4 - kept)
 
 
 @pytest.mark.requirement(3)

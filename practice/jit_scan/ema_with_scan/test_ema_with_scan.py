@@ -7,6 +7,8 @@ import pytest
 from hypothesis import example, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from practice._testing import compiled_lines
+
 
 def np_ema(xs, decay, debias=False, resets=None):
     """float64 loop reference. inf and nan inputs are meant (the reset property feeds them):
@@ -95,6 +97,17 @@ def test_program_does_not_grow_with_length(impl):
     assert program_lines(10) == program_lines(300), (
         "the traced program grows with T: use lax.scan"
     )
+
+
+@pytest.mark.requirement(5, 9)
+def test_compiled_programs_do_not_grow_with_length(impl):
+    """Checked on what XLA compiles, not only on the jaxpr (unroll=True)."""
+    for f in (
+        lambda xs: impl.ema(xs, 0.9),
+        lambda xs: impl.ema_with_resets(xs, xs[:, 0] > 0, 0.9),
+    ):
+        lines = [compiled_lines(f, jnp.zeros((t, 3))) for t in (10, 300)]
+        assert lines[0] == lines[1], f"compiled program grows with T: {lines}"
 
 
 @pytest.mark.requirement(6)

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, strategies as st
 
+from practice._testing import compiled_lines
+
 
 def random_matrix(seed, shape):
     return jnp.asarray(
@@ -113,6 +115,20 @@ def test_program_does_not_grow_with_iterations(impl):
     assert program_lines(3) == program_lines(100), (
         "the traced program grows with n_iters"
     )
+
+
+@pytest.mark.requirement(8)
+def test_compiled_program_does_not_grow_with_iterations(impl):
+    """Checked on what XLA compiles, not only on the jaxpr (unroll=True)."""
+    lines = [
+        compiled_lines(
+            lambda w, k, n=n: impl.power_iteration(w, k, n),
+            jnp.ones((4, 3)),
+            jax.random.key(0),
+        )
+        for n in (3, 100)
+    ]
+    assert lines[0] == lines[1], f"compiled program grows: {lines}"
 
 
 SHAPES = [(1, 1), (1, 5), (5, 1), (3, 3), (7, 4), (4, 7)]

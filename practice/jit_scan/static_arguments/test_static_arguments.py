@@ -132,9 +132,13 @@ def test_normalize_rows_random_against_numpy(impl):
 
 
 @pytest.mark.requirement(6)
-def test_normalize_rows_unknown_kind(impl):
+@pytest.mark.parametrize(
+    "kind", ["l3", "L1", "L2", "MAX", "Max", " l2", "l2 ", "", "linf", "l-2"]
+)
+def test_normalize_rows_unknown_kind(impl, kind):
+    """Only the three exact names: case variants and spaces are unknown."""
     with pytest.raises(ValueError):
-        impl.normalize_rows(jnp.ones((2, 2)), "l3")
+        impl.normalize_rows(jnp.ones((2, 2)), kind)
 
 
 @pytest.mark.requirement(7)
@@ -208,4 +212,29 @@ def test_property_normalize_rows_matches_numpy(impl, x, kind, data):
     expected = x / np.where(norms == 0, 1.0, norms)[:, None]
     out = impl.normalize_rows(x, kind)
     assert out.shape == x.shape and out.dtype == jnp.float32
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.requirement(4)
+@given(
+    x=st.sampled_from([(1, 1), (3, 1), (1, 5), (4, 3)]).flatmap(
+        lambda shape: hnp.arrays(np.float32, shape, elements=ENTRIES)
+    ),
+    kind=st.sampled_from(["l1", "l2", "max"]),
+    exponent=st.integers(-15, 15),
+)
+@example(x=np.float32([[1e-3, -1e-3, 2e-3]]), kind="l2", exponent=-15)
+@example(x=np.float32([[1e-3, -1e-3, 2e-3]]), kind="l1", exponent=-15)
+@example(x=np.float32([[1e3, -1e3, 1e3, 1e3, 1e3]]), kind="l2", exponent=15)
+def test_normalize_rows_over_the_whole_promised_range(impl, x, kind, exponent):
+    """Entries down to 1e-18 and up to 1e18: a result relative to the row."""
+    x = x * np.float32(10.0**exponent)
+    x64 = np.abs(x.astype(np.float64))
+    norms = {
+        "l1": x64.sum(1),
+        "l2": np.sqrt((x64**2).sum(1)),
+        "max": x64.max(1),
+    }[kind]
+    expected = x / np.where(norms == 0, 1.0, norms)[:, None]
+    out = impl.normalize_rows(x, kind)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-7)

@@ -23,11 +23,11 @@ def warmup_cosine_schedule(
 
     def schedule(step: jax.Array) -> jax.Array:
         step = jnp.asarray(step, dtype=jnp.float32)
-        # max(warmup_steps, 1) avoids 0 / 0 when there is no warmup (that
-        # branch is unused then).
-        warm = init_value + (peak_value - init_value) * step / max(
-            warmup_steps, 1
-        )
+        # a negative step is step 0 of the warmup (init_value, as in optax);
+        # max(warmup_steps, 1) avoids 0 / 0 when there is no warmup
+        warm = init_value + (peak_value - init_value) * jnp.maximum(
+            step, 0
+        ) / max(warmup_steps, 1)
         t = jnp.clip(step - warmup_steps, 0, cosine_steps) / cosine_steps
         cosine = end_value + (peak_value - end_value) * 0.5 * (
             1 + jnp.cos(jnp.pi * t)

@@ -186,3 +186,24 @@ def test_property_matches_optax(impl, cfg, shape):
         cfg["peak_value"], rel=1e-5, abs=1e-7
     )
     assert sched(jnp.int32(3)).shape == ()
+
+
+@pytest.mark.requirement(8)
+@given(cfg=configs(), steps=st.lists(st.integers(-(2**31), -1), min_size=1))
+@example(cfg=CONFIGS[0], steps=[-1])
+@example(cfg=CONFIGS[2], steps=[-1, -3])  # no warmup: init_value, not peak
+@example(cfg=CONFIGS[3], steps=[-(2**31)])
+def test_negative_steps_give_init_value(impl, cfg, steps):
+    steps = np.int32(steps)
+    expected = optax.warmup_cosine_decay_schedule(**cfg)(steps)
+    sched = impl.warmup_cosine_schedule(**cfg)
+    for out in [sched(steps), jax.jit(sched)(jnp.asarray(steps))]:
+        assert out.dtype == jnp.float32
+        np.testing.assert_allclose(  # optax rounds init_value on its way
+            out,
+            expected,
+            rtol=1e-5,
+            atol=1e-6 * cfg["peak_value"],
+            err_msg=str(cfg),
+        )
+        np.testing.assert_array_equal(out, np.float32(cfg["init_value"]))

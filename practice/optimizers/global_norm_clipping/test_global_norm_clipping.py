@@ -207,3 +207,34 @@ def test_property_matches_float64_numpy(impl, grads, max_norm):
         np.testing.assert_allclose(
             np.asarray(c, np.float64), x * factor, rtol=RTOL[name], atol=1e-30
         )
+
+
+@pytest.mark.requirement(10)
+@given(
+    unit=st.lists(
+        hnp.arrays(np.float32, (3,), elements=st.floats(-1, 1, width=32)),
+        min_size=1,
+        max_size=3,
+    ),
+    exponent=st.integers(-15, 18),
+    ratio=st.sampled_from([0.5, 2.0, 50.0]),
+)
+@example(unit=[np.float32([1, -1, 0.5])], exponent=-15, ratio=0.5)
+@example(unit=[np.float32([1, -1, 0.5])], exponent=-15, ratio=2.0)
+@example(unit=[np.float32([1, -1, 0.5])] * 3, exponent=18, ratio=0.5)
+def test_every_scale_from_1e_15_to_1e18(impl, unit, exponent, ratio):
+    scale = np.float32(10.0**exponent)
+    grads = [jnp.asarray(u * scale) for u in unit]
+    max_norm = float(np.float32(ratio * 10.0**exponent))
+    x64 = [np.asarray(g, np.float64) for g in grads]
+    norm = np.sqrt(sum(np.sum(x**2) for x in x64))
+    np.testing.assert_allclose(impl.global_norm(grads), norm, rtol=1e-5)
+    init, update = impl.clip_by_global_norm(max_norm)
+    clipped, _ = update(grads, init(grads))
+    factor = 1.0 if norm < max_norm else max_norm / norm
+    for c, g, x in zip(clipped, grads, x64):
+        if factor == 1.0:
+            np.testing.assert_array_equal(c, g)
+        np.testing.assert_allclose(
+            np.asarray(c, np.float64), x * factor, rtol=1e-5, atol=1e-45
+        )

@@ -17,6 +17,8 @@ def split_micro_batches(batch: PyTree, k: int) -> PyTree:
             f"batch leaves have different leading sizes: {sorted(sizes)}"
         )
     (size,) = sizes
+    if k < 1:
+        raise ValueError(f"num_micro_batches={k} must be at least 1")
     if size % k:
         raise ValueError(
             f"batch size {size} is not divisible by num_micro_batches={k}"

@@ -11,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
     assert_trees_close as shared_assert_trees_close,
+    compiled_lines,
     normal,
 )
 
@@ -123,6 +124,40 @@ def test_indivisible_batch_raises_value_error(impl):
     params, batch = linear_problem(n=10)
     with pytest.raises(ValueError):
         impl.accumulate_gradients(linear_loss, params, batch, 4)
+
+
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("k", [0, -1, -2, -12, 5, 13])
+def test_k_below_one_or_not_dividing_raises_value_error(impl, k):
+    """k = 0 (B % 0), negative k (-2 divides 12) and k not dividing B = 12:
+    ValueError, before loss_fn runs."""
+    params, batch = linear_problem(n=12)
+    calls = []
+
+    def loss(params, micro):
+        calls.append(micro)
+        return linear_loss(params, micro)
+
+    with pytest.raises(ValueError):
+        impl.accumulate_gradients(loss, params, batch, k)
+    assert not calls
+
+
+@pytest.mark.requirement(5)
+def test_compiled_program_does_not_grow_with_k(impl):
+    """Checked on what XLA compiles, not only on the jaxpr."""
+    params, batch = linear_problem(n=16)
+    lines = [
+        compiled_lines(
+            lambda p, b, k=k: impl.accumulate_gradients(linear_loss, p, b, k),
+            params,
+            batch,
+        )
+        for k in (2, 8)
+    ]
+    assert lines[0] == lines[1], (
+        f"the compiled program grows with k: {lines} lines for k = 2, 8"
+    )
 
 
 @pytest.mark.requirement(5)

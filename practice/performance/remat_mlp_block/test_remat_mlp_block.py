@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 from jax.ad_checkpoint import print_saved_residuals
 
-from practice._testing import all_primitives
+from practice._testing import all_primitives, compiled_lines
 
 B, D, H, L = 8, 16, 48, 4
 
@@ -108,6 +108,23 @@ def test_saved_residuals(impl):
         residual_shapes(lambda p, x: impl.remat_mlp_block(p, x, True), p, x)
     )
     assert len(saved) == 1 and "preactivation" in saved[0], saved
+
+
+@pytest.mark.requirement(5)
+def test_saved_residual_is_the_preactivation(impl):
+    """The one (B, H) residual that jax.vjp keeps holds x @ w1 + b1, not
+    the activation after gelu under the same name."""
+    p, x = block_params(3), inputs()
+    _, vjp_fn = jax.vjp(lambda p, x: impl.remat_mlp_block(p, x, True), p, x)
+    hidden = [
+        np.asarray(leaf)
+        for leaf in jax.tree.leaves(vjp_fn)
+        if getattr(leaf, "shape", None) == (x.shape[0], p["w1"].shape[1])
+    ]
+    pre = np.asarray(x, np.float64) @ np.asarray(p["w1"], np.float64)
+    pre += np.asarray(p["b1"], np.float64)
+    assert len(hidden) == 1, [h.shape for h in hidden]
+    np.testing.assert_allclose(hidden[0], pre, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.requirement(6)
@@ -234,6 +251,21 @@ def test_deep_mlp_program_does_not_grow_with_layers(impl):
 
     for remat in [False, True]:
         assert size(2, remat) == size(6, remat), remat
+
+
+@pytest.mark.requirement(7)
+def test_deep_mlp_compiled_program_does_not_grow_with_layers(impl):
+    """Checked on what XLA compiles, not only on the jaxpr (unroll=True)."""
+    x = inputs()
+    lines = [
+        compiled_lines(
+            lambda sp, x: impl.deep_mlp(sp, x, False),
+            block_params(7, layers=layers),
+            x,
+        )
+        for layers in (2, 6)
+    ]
+    assert lines[0] == lines[1], f"compiled program grows: {lines}"
 
 
 @pytest.mark.requirement(8)

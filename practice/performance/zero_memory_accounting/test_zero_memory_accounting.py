@@ -134,6 +134,47 @@ def test_invalid_arguments(impl):
         impl.zero_memory_gb(PSI, N_D, 5)
 
 
+INVALID_AND_BOUNDARY = [  # (psi, dp_degree, stage, valid)
+    (PSI, N_D, 4, False),
+    (PSI, N_D, 5, False),
+    (PSI, N_D, -1, False),
+    (PSI, 0, 1, False),
+    (PSI, -1, 1, False),  # every dp_degree < 1, not only 0
+    (PSI, 0.5, 3, False),
+    (-1.0, N_D, 1, False),
+    (-1, N_D, 0, False),
+    (-1e-9, N_D, 2, False),
+    (0, 1, 0, True),  # the boundaries are valid
+    (-0.0, 1, 3, True),  # -0.0 is not negative
+]
+
+
+@pytest.mark.requirement(7, 8)
+@pytest.mark.parametrize(
+    "function,psi,n_d,stage,valid",
+    [
+        (function, *case)
+        for function in ["state", "gb", "max_params"]
+        for case in INVALID_AND_BOUNDARY
+        if function != "max_params" or case[0] == PSI  # it takes no psi
+    ],
+)
+def test_every_invalid_argument_raises_in_every_function(
+    impl, function, psi, n_d, stage, valid
+):
+    """All three functions, and the whole of each invalid range."""
+    call = {
+        "state": lambda: impl.zero_model_state_bytes(psi, n_d, stage),
+        "gb": lambda: impl.zero_memory_gb(psi, n_d, stage),
+        "max_params": lambda: impl.max_params(32.0, n_d, stage),
+    }[function]
+    if valid:
+        assert call() is not None
+    else:
+        with pytest.raises(ValueError):
+            call()
+
+
 def bytes_oracle(psi, n_d, stage, sizes):
     """Exact rational bytes per state: a state is divided by N_d when the
     stage partitions it (Section 5 of the paper)."""

@@ -197,3 +197,37 @@ def test_per_device_grads_stay_on_their_devices(impl):
     for leaf in jax.tree.leaves(grads):
         assert len(leaf.sharding.device_set) == 8
         assert leaf.sharding.shard_shape(leaf.shape) == (1,) + leaf.shape[1:]
+
+
+def shard_map_operands(jaxpr):
+    """The per-device shapes of the operands of every shard_map in a jaxpr."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "shard_map":
+            inner = getattr(eqn.params["jaxpr"], "jaxpr", eqn.params["jaxpr"])
+            found.append([tuple(v.aval.shape) for v in inner.invars])
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += shard_map_operands(inner)
+    return found
+
+
+@pytest.mark.requirement(7)
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_each_device_receives_only_its_rows(impl, n):
+    """Inside the shard_map x and y are (16 / n, ...) blocks: a batch passed
+    replicated and sliced there with axis_index gives the same step."""
+    params, x, y = make_problem(5)
+    mesh = mesh_of(n)
+    rows = x.shape[0] // n
+    for f in (
+        lambda p, a, b: impl.per_device_grads(mlp_loss, p, a, b, mesh),
+        lambda p, a, b: impl.dp_train_step(mlp_loss, p, a, b, mesh, 0.1),
+    ):
+        found = shard_map_operands(jax.make_jaxpr(f)(params, x, y).jaxpr)
+        assert found, "no shard_map"
+        for shapes in found:
+            assert (rows, 3) in shapes and (rows,) in shapes, shapes
+            assert (x.shape[0], 3) not in shapes, shapes

@@ -106,6 +106,31 @@ def test_communication_is_bandwidth_optimal(impl):
         assert total == 2 * (n - 1) * math.prod(chunk), (total, n, chunk)
 
 
+def perms(jaxpr):
+    """The perm of every ppermute in a jaxpr, nested ones included."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "ppermute":
+            found.append(sorted(tuple(pair) for pair in eqn.params["perm"]))
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += perms(inner)
+    return found
+
+
+@pytest.mark.requirement(5)
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_every_send_goes_to_the_right_neighbour(impl, n):
+    """Device i sends only to (i + 1) % n: a ring the other way round, or
+    any other permutation, gives the same sum but not the stated ring."""
+    x = jnp.zeros((n * n, 3))  # a block of n rows: chunks of one
+    found = perms(jax.make_jaxpr(ring(impl, n))(x).jaxpr)
+    right = sorted((i, (i + 1) % n) for i in range(n))
+    assert found and all(p == right for p in found), (found, right)
+
+
 @pytest.mark.requirement(2)
 def test_under_an_outer_jit(impl):
     n = 8
@@ -135,3 +160,27 @@ def test_matches_float64_oracle(impl, n, block, dtype, seed):
     blocks = values.reshape((n, -1) + block[1:]).astype(np.float64)
     expected = np.concatenate([blocks.sum(axis=0)] * n)
     np.testing.assert_array_equal(np.asarray(out, np.float64), expected)
+
+
+def sent_dtypes(jaxpr):
+    """The dtype of every operand of every ppermute, nested ones included."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "ppermute":
+            found += [v.aval.dtype for v in eqn.invars]
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += sent_dtypes(inner)
+    return found
+
+
+@pytest.mark.requirement(4)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int32"])
+def test_chunks_travel_in_the_block_dtype(impl, dtype):
+    """A chunk upcast to float32 for the sums doubles what bfloat16 and
+    float16 rings send, though the result comes back in the block's dtype."""
+    x = jnp.zeros((8 * 8, 3), dtype)
+    found = sent_dtypes(jax.make_jaxpr(ring(impl, 8))(x).jaxpr)
+    assert found and all(d == jnp.dtype(dtype) for d in found), found

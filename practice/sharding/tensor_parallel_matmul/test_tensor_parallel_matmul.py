@@ -181,3 +181,35 @@ def test_against_float64_oracle(impl, case, seed):
     np.testing.assert_allclose(
         impl.tp_mlp(x, w1, w2, mesh), out, rtol=1e-4, atol=1e-5
     )
+
+
+def shard_map_operands(jaxpr):
+    """The per-device shapes of the operands of every shard_map in a jaxpr."""
+    found = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "shard_map":
+            inner = getattr(eqn.params["jaxpr"], "jaxpr", eqn.params["jaxpr"])
+            found.append([tuple(v.aval.shape) for v in inner.invars])
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else [value]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += shard_map_operands(inner)
+    return found
+
+
+@pytest.mark.requirement(7)
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_each_device_receives_only_its_blocks(impl, n):
+    """Inside the shard_map a weight is already a block: a replicated weight
+    sliced there with axis_index gives the same product."""
+    mesh = mesh_of(n)
+    b, d, h = 4, 6, 16
+    x, w1, w2 = weights(1, b, d, h)
+    hidden = jnp.ones((b, h))
+    column = jax.make_jaxpr(lambda x, w: impl.column_parallel(x, w, mesh))
+    row = jax.make_jaxpr(lambda h, w: impl.row_parallel(h, w, mesh))
+    assert shard_map_operands(column(x, w1).jaxpr) == [[(b, d), (d, h // n)]]
+    assert shard_map_operands(row(hidden, w2).jaxpr) == [
+        [(b, h // n), (h // n, d)]
+    ]

@@ -93,6 +93,30 @@ def test_masked_keys_cannot_leak(impl, case, bad):
     )
 
 
+@pytest.mark.requirement(3)
+@given(examples(), st.sampled_from([1e30, -1e30, np.inf, -np.inf, np.nan]))
+@example((*(np.float32(a[0]) for a in qkv(2, 1, 3, 3, 1, 2)), True), np.nan)
+def test_masked_values_follow_jax_nn(impl, case, bad):
+    """A value at the last key, masked for every earlier query: a finite one
+    changes nothing (weight exactly 0), a non-finite one makes those rows nan,
+    like jax.nn.dot_product_attention; the last row sees it with weight > 0."""
+    q, k, v, _ = case
+    last = min(len(q), len(k)) - 1
+    q, k, v = q[: last + 1], k[: last + 1], v[: last + 1].copy()
+    clean = np.asarray(impl.attention(q, k, v, causal=True))
+    v[last, 0, 0] = bad
+    out = np.asarray(impl.attention(q, k, v, causal=True))
+    want = jax.nn.dot_product_attention(
+        q[None], k[None], v[None], is_causal=True
+    )[0]
+    if np.isfinite(bad):
+        np.testing.assert_array_equal(out[:last], clean[:last])
+    else:
+        assert np.isnan(out[:last, 0, 0]).all()
+        np.testing.assert_array_equal(out[:last], want[:last])
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
+
+
 @pytest.mark.requirement(5)
 # scale 1 only: under jit, XLA may fold 1 / sqrt(H) into an operand of the
 # product, and logits near 1e7 then lose their exact ties
