@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jaxbook import ROOT, study  # noqa: E402
 from practice.conftest import patched_solution  # noqa: E402
-from tests.test_study import ANSI, Terminal, practice_copy  # noqa: E402
+from tests.test_study import ANSI, NONE_PASS, Terminal, practice_copy  # noqa: E402
 
 OUT = ROOT / "practice" / "make_practice.svg"
 COLUMNS, FONT, LINE = 100, 13, 17  # characters per line, font size and line height in pixels
@@ -41,7 +41,7 @@ def record() -> str:
         ]
         term = Terminal(command, ROOT, columns=COLUMNS)
         try:
-            term.until("0/9 tests pass")
+            term.until(NONE_PASS)
             folder = practice / "arrays" / "masked_mean"
             (folder / "starter.py").write_text(
                 patched_solution(folder / "wrong" / "divides_by_zero_count.diff")

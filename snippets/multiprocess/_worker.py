@@ -116,8 +116,8 @@ def sgd_step(params, x, y):
 
 
 def train(mesh, x, y):
-    """STEPS SGD steps from init_in_place(key 0), parameters laid out by SPECS on
-    mesh. -> losses (STEPS,)."""
+    """STEPS SGD steps from init_in_place(key 0), parameters laid out by SPECS
+    on mesh. -> losses (STEPS,)."""
     with jax.set_mesh(mesh):
         params = jax.jit(init_in_place)(jax.random.key(0))
         losses = []

@@ -58,9 +58,12 @@ print("weights:", jax.typeof(args[0]), "| gradient:", jax.typeof(g))
 print("collectives:", collectives(text))
 print("all-gather results:", *result_types(text, "all-gather"))
 print("all-reduce results:", *result_types(text, "all-reduce"))
+temp = compiled.memory_analysis().temp_size_in_bytes
+layer = D * D * 4  # one layer's float32 weights, bytes
 print(
-    f"temp per device: {compiled.memory_analysis().temp_size_in_bytes / 2**20:.2f} MiB"
-    f" (one layer's weights: {D * D * 4 / 2**20:.2f} MiB, all: {L * D * D * 4 / 2**20:.2f})"
+    f"temp per device: {temp / 2**20:.2f} MiB"
+    f" (one layer's weights: {layer / 2**20:.2f} MiB,"
+    f" all: {L * layer / 2**20:.2f})"
 )
 print(
     "gradient equals one device's:",

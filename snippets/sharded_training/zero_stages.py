@@ -64,9 +64,8 @@ def make_step(stage):
     )
 
 
-print(
-    "MiB per device  params   adam | arguments outputs  temp total | collectives"
-)
+header = "MiB per device  params   adam | arguments outputs  temp total"
+print(header, "| collectives")
 results, compiled, sizes = [], [], []
 for stage in range(4):
     step, p_sh, o_sh = make_step(stage)

@@ -38,6 +38,7 @@ sent = 2 * 7 / 8 * 4 * 2**20  # bytes each device sends, by the ring formula
 print(f"all-reduce of 4 MiB over 8 CPU devices: {cpu * 1e3:.3f} ms")
 nvlink = one_way("NVLink 4 (H100, H200)")
 print(
-    f"the ring formula, {sent / 2**20:.0f} MiB sent at NVLink's {nvlink / 1e9:.0f}"
-    f" GB/s one way, in microseconds: {sent / nvlink * 1e6:.1f}"
+    f"the ring formula, {sent / 2**20:.0f} MiB sent at NVLink's"
+    f" {nvlink / 1e9:.0f} GB/s one way, in microseconds:"
+    f" {sent / nvlink * 1e6:.1f}"
 )

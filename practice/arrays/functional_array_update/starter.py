@@ -40,8 +40,9 @@ def scatter_add(n: int, indices: jax.Array, weights: jax.Array) -> jax.Array:
         out[k] = sum(weights[m] for every m with indices[m] == k)
 
     n: Python int >= 1 (number of bins); indices: (m,) int32; weights: (m,)
-    float32 or int32. Returns (n,) in the dtype of weights. Repeated indices accumulate (unlike NumPy's
-    ``a[idx] += w``, which keeps only one of the repeated writes). Indices
+    float32 or int32. Returns (n,) in the dtype of weights. Repeated indices
+    accumulate (unlike NumPy's ``a[idx] += w``, which keeps only one of the
+    repeated writes). Indices
     outside ``[0, n)`` -- negative ones included -- are ignored: they
     contribute to no bin.
     """
