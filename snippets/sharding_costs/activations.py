@@ -41,4 +41,4 @@ for plan, tokens, tp in [
     print(f"    inputs only: {inputs / 1e9:.1f} GB, fits: {inputs <= hbm / 2}")
 compute = 6 * PARAMS * 2**20 / (64 * peak)
 print("recomputing the forward pass: 8 instead of 6 x params FLOPs a token,")
-print(f"  {compute:.2f} -> {compute * 8 / 6:.2f} s of compute per step")
+print(f"  seconds of compute per step: {compute:.2f} -> {compute * 8 / 6:.2f}")
