@@ -18,15 +18,17 @@ DTYPE_BYTES = {
     "f64": 8,
 }
 
-#: Bytes one device sends, as a fraction of the full array's bytes F, for a
-#: collective over n devices done as a ring (Patarasuk and Yuan, 2009):
-#: an all-gather or a reduce-scatter passes n - 1 blocks of F / n around the
-#: ring, an all-reduce is one of each, an all-to-all keeps 1 of its n pieces.
+#: Bytes one device sends, as a fraction of F (the larger of one device's
+#: input and result), for a collective over n devices done as a ring
+#: (Patarasuk and Yuan, 2009): an all-gather or a reduce-scatter passes n - 1
+#: blocks of F / n around the ring, an all-reduce is one of each. An
+#: all-to-all keeps 1 of its n pieces and sends each other one directly, as
+#: on a switch; on a ring, each piece is forwarded once per hop.
 RING = {
     "all-gather": lambda n: (n - 1) / n,
     "reduce-scatter": lambda n: (n - 1) / n,
     "all-reduce": lambda n: 2 * (n - 1) / n,
-    "all-to-all": lambda n: (n - 1) / n,
+    "all-to-all": lambda n: (n - 1) / n,  # on a switch
 }
 
 
@@ -52,8 +54,10 @@ def group_size(line):
 
 
 def traffic(program):
-    """Each collective of the program -> list of (op, full array bytes F,
-    group size n, bytes one device sends)."""
+    """Each collective in the program text -> list of (op, full array bytes
+    F, group size n, bytes one device sends). Each is counted once: one in a
+    while loop's body (a scan) runs once per iteration, so multiply by the
+    trip count."""
     rows = []
     for line in program.splitlines():
         for op, fraction in RING.items():

@@ -4,6 +4,8 @@ STATE = (
     2 + 2 + 12
 )  # bytes per parameter: bf16 weights and gradients, fp32 Adam (ZeRO)
 WIRE = 2  # bytes per gradient, parameter or activation sent: bf16
+SEQUENCE = 4096  # tokens per sequence: the least batch one replica can take
+NVLINK, NIC = one_way("NVLink 4 (H100, H200)"), one_way("400 Gb/s NIC")
 
 
 def ring(n):
@@ -11,56 +13,94 @@ def ring(n):
     return (n - 1) / n
 
 
+def bus(nodes, gpus):
+    """Bytes per second at which one GPU's ring traffic moves, in a
+    collective over all the GPUs of nodes nodes. Inside a node, NVLink.
+    Across nodes, NCCL runs one ring per NIC, and each ring leaves and enters
+    a node once: a node's gpus NICs together carry about what one GPU sends,
+    so one GPU moves at min(NVLink, gpus x NIC)."""
+    return NVLINK if nodes == 1 else min(NVLINK, gpus * NIC)
+
+
 def plans(params, layers, width, tokens, nodes, gpus=8):
-    """Per-device state bytes and seconds per step of communication for
-    each plan. params: parameter count, tokens: global batch in tokens,
-    nodes of gpus GPUs, NVLink inside a node, one 400 Gb/s NIC per GPU."""
+    """Per plan: (state bytes per GPU, tokens per replica, seconds of
+    communication that can overlap the compute, seconds of tensor-parallel
+    communication on the critical path). params: parameter count, tokens:
+    global batch in tokens, nodes of gpus H100s, one 400 Gb/s NIC per GPU."""
     n = nodes * gpus
-    link = one_way("NVLink 4 (H100, H200)" if nodes == 1 else "400 Gb/s NIC")
-    nvlink = one_way("NVLink 4 (H100, H200)")
+    weights = WIRE * params
     # Data parallel: all-reduce of the gradients.
-    dp = (STATE * params, 2 * ring(n) * WIRE * params / link)
+    dp = (
+        STATE * params,
+        tokens / n,
+        2 * ring(n) * weights / bus(nodes, gpus),
+        0,
+    )
     # FSDP: gather the weights forward and again backward, reduce-scatter
     # the gradients.
-    fsdp = (STATE * params / n, 3 * ring(n) * WIRE * params / link)
-    # Tensor parallel over the gpus of a node, FSDP over the nodes: each
-    # layer all-reduces its activations twice forward and twice backward.
-    act = WIRE * tokens / nodes * width
-    tp = 4 * layers * 2 * ring(gpus) * act / nvlink
-    tp_fsdp = (
+    fsdp = (
         STATE * params / n,
-        tp + 3 * ring(nodes) * WIRE * params / gpus / one_way("400 Gb/s NIC"),
+        tokens / n,
+        3 * ring(n) * weights / bus(nodes, gpus),
+        0,
     )
+    # Tensor parallel over the gpus of a node, FSDP over the nodes: each
+    # FSDP group holds one GPU per node, so its ring crosses that GPU's own
+    # NIC; each layer all-reduces its activations twice forward and twice
+    # backward, over NVLink, between the matmuls that need them.
+    act = WIRE * tokens / nodes * width
+    tp = 4 * layers * 2 * ring(gpus) * act / NVLINK
+    gather = 3 * ring(nodes) * weights / gpus / (NIC if nodes > 1 else NVLINK)
+    tp_fsdp = (STATE * params / n, tokens / nodes, gather, tp)
     return {"data parallel": dp, "FSDP": fsdp, "TP x FSDP": tp_fsdp}
 
 
 peak, _, hbm = CHIPS["H100 SXM"]
+print(
+    f"fits: state <= half of {hbm / 1e9:.0f} GB, and a whole "
+    f"{SEQUENCE}-token sequence per replica"
+)
+print("compute at peak bf16, 6 x params x tokens FLOPs")
+print("step = max(compute, overlapped communication) + TP communication")
+print(
+    f"bus bandwidth per GPU: {bus(1, 8) / 1e9:.0f} GB/s in one node, "
+    f"{bus(2, 8) / 1e9:.0f} GB/s across nodes (8 NICs of {NIC / 1e9:.0f} GB/s)"
+)
+# FSDP sends about 3 x 2 bytes per parameter per GPU and computes 6 FLOPs per
+# parameter per token: its traffic hides once tokens per GPU >= peak / bus.
+print(
+    f"tokens per GPU to hide FSDP: {peak / bus(1, 8):.0f} in one node, "
+    f"{peak / bus(2, 8):.0f} across nodes"
+)
+print(
+    f"tokens per GPU to hide data parallel: {2 / 3 * peak / bus(1, 8):.0f} "
+    f"in one node, {2 / 3 * peak / bus(2, 8):.0f} across nodes"
+)
 SCENARIOS = [  # params, layers, width, tokens per step, nodes of 8 H100
     ("1.3B model, 8 GPUs", 1.3e9, 24, 2048, 2**19, 1),
     ("13B model, 8 GPUs", 13e9, 40, 5120, 2**19, 1),
     ("70B model, 64 GPUs", 70e9, 80, 8192, 2**20, 8),
+    ("70B model, 2048 GPUs", 70e9, 80, 8192, 2**22, 256),
 ]
-print(
-    f"budget for the state: half of {hbm / 1e9:.0f} GB; "
-    "compute at peak bf16: 6 x params x tokens FLOPs"
-)
 for name, params, layers, width, tokens, nodes in SCENARIOS:
     compute = 6 * params * tokens / (nodes * 8 * peak)
+    print(f"{name}, {tokens} tokens, {tokens // (nodes * 8)} per GPU")
+    print(f"  seconds of compute per step: {compute:.2f}")
     print(
-        f"{name}, {tokens} tokens; seconds of compute per step: {compute:.2f}"
+        f"  {'plan':13} {'state GB':>8} {'tokens/replica':>14} {'fits':>4} "
+        f"{'overlapped':>10} {'TP':>4} {'step':>5}"
     )
-    print(
-        f"  {'plan':13} {'state GB':>8} {'fits':>4} {'comm. seconds':>13} {'/ compute':>9}"
-    )
-    choice = None
-    for plan, (state, comm) in plans(
+    choice, best = None, None
+    for plan, (state, per_replica, hidden, exposed) in plans(
         params, layers, width, tokens, nodes
     ).items():
-        fits, hidden = state <= hbm / 2, comm <= compute
+        fits = state <= hbm / 2 and per_replica >= SEQUENCE
+        step = max(compute, hidden) + exposed
         print(
-            f"  {plan:13} {state / 1e9:8.1f} {'yes' if fits else 'no':>4} "
-            f"{comm:13.2f} {comm / compute:9.2f}"
+            f"  {plan:13} {state / 1e9:8.1f} {per_replica:14.0f} "
+            f"{'yes' if fits else 'no':>4} {hidden:10.2f} {exposed:4.2f} "
+            f"{step:5.2f}"
         )
-        if choice is None and fits and hidden:
-            choice = plan
+        if fits and (best is None or step < best):  # a tie keeps the simpler
+            choice, best = plan, step
     print(f"  -> {choice}")

@@ -1,0 +1,44 @@
+from snippets.sharding_costs._hardware import CHIPS
+
+PARAMS, LAYERS, WIDTH, HEADS = 70e9, 80, 8192, 64  # the 70B model
+SEQUENCE = 4096  # tokens per sequence
+
+
+def kept(tokens, tp=1, scores=False):
+    """Bytes one transformer layer keeps for its backward pass, in bf16, by
+    the count of Korthikanti et al. (2022): 34 bytes per token and unit of
+    width, plus 5 per token, head and position of the attention scores when
+    they are stored; with tensor and sequence parallelism over tp GPUs,
+    each GPU keeps 1/tp of it."""
+    per_token = 34 * WIDTH + (5 * HEADS * SEQUENCE if scores else 0)
+    return tokens * per_token / tp
+
+
+def remat(tokens, tp=1):
+    """Bytes per layer when each layer keeps only its bf16 input and
+    recomputes the rest in the backward pass."""
+    return tokens * 2 * WIDTH / tp
+
+
+peak, _, hbm = CHIPS["H100 SXM"]
+seq = kept(SEQUENCE)
+print(f"one {SEQUENCE}-token sequence, one layer: {seq / 1e9:.2f} GB kept")
+print(
+    "  plus the attention scores, if no fused attention kernel: "
+    f"{(kept(SEQUENCE, scores=True) - seq) / 1e9:.2f} GB"
+)
+print(f"per GPU, {LAYERS} layers, against half of {hbm / 1e9:.0f} GB:")
+for plan, tokens, tp in [
+    ("FSDP, 64 GPUs", 2**20 // 64, 1),
+    ("TP x FSDP with sequence parallelism, 64 GPUs", 2**20 // 8, 8),
+]:
+    every, inputs = LAYERS * kept(tokens, tp), LAYERS * remat(tokens, tp)
+    print(f"  {plan}, {tokens} tokens a replica")
+    fits = every <= hbm / 2
+    print(
+        f"    all kept (fused attention): {every / 1e9:.1f} GB, fits: {fits}"
+    )
+    print(f"    inputs only: {inputs / 1e9:.1f} GB, fits: {inputs <= hbm / 2}")
+compute = 6 * PARAMS * 2**20 / (64 * peak)
+print("recomputing the forward pass: 8 instead of 6 x params FLOPs a token,")
+print(f"  seconds of compute per step: {compute:.2f} -> {compute * 8 / 6:.2f}")
