@@ -53,17 +53,21 @@ def steps_against_oracle(init, update, oracle, params, steps, rtol, atol):
     return params, ref_params
 
 
-def all_primitives(jaxpr):
-    """Names of every primitive in a jaxpr, including nested ones (shard_map, scan, remat, ...)."""
-    names = []
+def all_eqns(jaxpr):
+    """Every equation of a jaxpr, each followed by those nested in it (shard_map, scan, remat,
+    ...)."""
     for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
+        yield eqn
         for value in eqn.params.values():
             for sub in value if isinstance(value, (tuple, list)) else [value]:
                 inner = getattr(sub, "jaxpr", sub)
                 if hasattr(inner, "eqns"):
-                    names += all_primitives(inner)
-    return names
+                    yield from all_eqns(inner)
+
+
+def all_primitives(jaxpr):
+    """Names of every primitive in a jaxpr, including nested ones (shard_map, scan, remat, ...)."""
+    return [eqn.primitive.name for eqn in all_eqns(jaxpr)]
 
 
 def compiled_lines(f, *args):

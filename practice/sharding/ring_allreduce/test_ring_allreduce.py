@@ -9,6 +9,8 @@ import pytest
 from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+from practice._testing import all_eqns
+
 FORBIDDEN = (
     "psum",
     "all_gather",
@@ -108,16 +110,11 @@ def test_communication_is_bandwidth_optimal(impl):
 
 def perms(jaxpr):
     """The perm of every ppermute in a jaxpr, nested ones included."""
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "ppermute":
-            found.append(sorted(tuple(pair) for pair in eqn.params["perm"]))
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    found += perms(inner)
-    return found
+    return [
+        sorted(tuple(pair) for pair in e.params["perm"])
+        for e in all_eqns(jaxpr)
+        if e.primitive.name == "ppermute"
+    ]
 
 
 @pytest.mark.requirement(5)
@@ -164,16 +161,12 @@ def test_matches_float64_oracle(impl, n, block, dtype, seed):
 
 def sent_dtypes(jaxpr):
     """The dtype of every operand of every ppermute, nested ones included."""
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "ppermute":
-            found += [v.aval.dtype for v in eqn.invars]
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    found += sent_dtypes(inner)
-    return found
+    return [
+        v.aval.dtype
+        for e in all_eqns(jaxpr)
+        if e.primitive.name == "ppermute"
+        for v in e.invars
+    ]
 
 
 @pytest.mark.requirement(4)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from practice._testing import all_primitives
+from practice._testing import all_eqns, all_primitives
 
 COLLECTIVES = (
     "psum",
@@ -185,17 +185,16 @@ def test_against_float64_oracle(impl, case, seed):
 
 def shard_map_operands(jaxpr):
     """The per-device shapes of the operands of every shard_map in a jaxpr."""
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "shard_map":
-            inner = getattr(eqn.params["jaxpr"], "jaxpr", eqn.params["jaxpr"])
-            found.append([tuple(v.aval.shape) for v in inner.invars])
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else [value]:
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    found += shard_map_operands(inner)
-    return found
+    return [
+        [
+            tuple(v.aval.shape)
+            for v in getattr(
+                e.params["jaxpr"], "jaxpr", e.params["jaxpr"]
+            ).invars
+        ]
+        for e in all_eqns(jaxpr)
+        if e.primitive.name == "shard_map"
+    ]
 
 
 @pytest.mark.requirement(7)
