@@ -31,16 +31,16 @@ class ShuffledBatches:
 
     def __next__(self) -> np.ndarray:
         """The next (batch_size,) int64 indices; a batch may span epochs."""
-        parts, need = [], self.batch_size
-        while need:
-            order = epoch_order(self.n, self.seed, self.epoch)
-            part = order[self.offset : self.offset + need]
-            parts.append(part)
-            need -= len(part)
-            self.offset += len(part)
-            if self.offset == self.n:
-                self.epoch, self.offset = self.epoch + 1, 0
-        return np.concatenate(parts)
+        stop = self.offset + self.batch_size  # from this epoch's start
+        count = (stop - 1) // self.n + 1  # the epochs the batch reaches
+        orders = [
+            epoch_order(self.n, self.seed, self.epoch + e)
+            for e in range(count)
+        ]
+        batch = np.concatenate(orders)[self.offset : stop]
+        epochs, self.offset = divmod(stop, self.n)
+        self.epoch += epochs
+        return batch
 
     def state(self) -> dict:
         """Where the stream stands: {"seed", "epoch", "offset"}, ints."""
