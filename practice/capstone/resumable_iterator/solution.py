@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
@@ -31,16 +32,18 @@ class ShuffledBatches:
 
     def __next__(self) -> np.ndarray:
         """The next (batch_size,) int64 indices; a batch may span epochs."""
-        stop = self.offset + self.batch_size  # from this epoch's start
-        count = (stop - 1) // self.n + 1  # the epochs the batch reaches
-        orders = [
-            epoch_order(self.n, self.seed, self.epoch + e)
-            for e in range(count)
-        ]
-        batch = np.concatenate(orders)[self.offset : stop]
-        epochs, self.offset = divmod(stop, self.n)
-        self.epoch += epochs
+        epochs = map(self.order, itertools.count(self.epoch))
+        stream = itertools.chain.from_iterable(epochs)  # epoch after epoch
+        end = self.offset + self.batch_size
+        window = itertools.islice(stream, self.offset, end)
+        batch = np.fromiter(window, np.int64, self.batch_size)
+        position = self.epoch * self.n + end  # examples served so far
+        self.epoch, self.offset = divmod(position, self.n)
         return batch
+
+    def order(self, epoch: int) -> np.ndarray:
+        """Epoch number epoch's order of the examples."""
+        return epoch_order(self.n, self.seed, epoch)
 
     def state(self) -> dict:
         """Where the stream stands: {"seed", "epoch", "offset"}, ints."""

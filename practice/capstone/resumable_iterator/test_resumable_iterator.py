@@ -154,6 +154,7 @@ def test_restore_with_another_batch_size(impl, n, before, after, seed, k):
         (3, 1, -1, 0, 0),
         (3, 1, 0, -1, 0),
         (3, 1, 0, 0, 3),
+        (3, 1, 0, 0, 4),
         (3, 1, 0, 0, -1),
         (1, 1, 0, 0, 1),
     ],
