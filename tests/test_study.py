@@ -182,7 +182,7 @@ def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
     assert len(names) == 38 == len(set(names))
     # the plan's order: the sections in practice/index.md's order, each problem in its index's
     assert names[:2] == ["arrays/functional-array-update", "arrays/masked-mean"]
-    assert names[-1].startswith("performance/") and names.index("autodiff/value-and-grad-loss") == 4
+    assert names[-1].startswith("capstone/") and names.index("autodiff/value-and-grad-loss") == 4
     assert lines[2].split()[:2] == ["passed", "arrays/masked-mean"]
     assert "attempted    autodiff/hessian-vector-product" in "\n".join(lines)
 
