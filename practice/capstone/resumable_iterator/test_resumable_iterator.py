@@ -64,6 +64,13 @@ def test_hand_computed(impl):
     )
 
 
+@pytest.mark.requirement(1, 2)
+def test_defaults_start_at_the_beginning_of_seed_0(impl):
+    it = impl.ShuffledBatches(5, 7)
+    assert it.state() == {"seed": 0, "epoch": 0, "offset": 0}
+    np.testing.assert_array_equal(next(it), oracle_stream(5, 0, 7))
+
+
 @pytest.mark.requirement(1)
 @given(sizes, seeds, st.integers(0, 5), st.integers(0, 11))
 @example(3, 0, 2, 2)  # the last example of an epoch
