@@ -3,31 +3,23 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 import jax
 from jax.sharding import PartitionSpec as P
 
-Target = str | tuple[str, ...] | None
-Rules = Sequence[tuple[str, Target]]
-UNSET = object()
+UNSET = object()  # an axis no rule has settled yet
 
 
-def mesh_axes(target: Target) -> tuple[str, ...]:
+def mesh_axes(target):
     """A rule's target as a tuple of mesh axis names."""
     if target is None:
         return ()
     return target if isinstance(target, tuple) else (target,)
 
 
-def logical_to_spec(
-    names: tuple[str | None, ...],
-    rules: Rules,
-    shape: tuple[int, ...] | None = None,
-    mesh_shape: Mapping[str, int] | None = None,
-) -> P:
-    """The PartitionSpec the rules give an array whose axes carry names."""
+def logical_to_spec(names, rules, shape=None, mesh_shape=None):
+    """The PartitionSpec that the rules [(name, target), ...] give an array
+    whose axes carry names (a tuple of str and None)."""
     named = [n for n in names if n is not None]
     if len(named) != len(set(named)):
         raise ValueError(f"a logical name appears twice in {names}")
@@ -55,14 +47,14 @@ def logical_to_spec(
     return P(*(None if e is UNSET else e for e in entries))
 
 
-def is_names(x: Any) -> bool:
+def is_names(x):
     """Whether x is one array's names: a tuple of str and None."""
     return isinstance(x, tuple) and all(
         n is None or isinstance(n, str) for n in x
     )
 
 
-def tree_specs(logical: Any, rules: Rules) -> Any:
+def tree_specs(logical, rules):
     """The PartitionSpec of every leaf of a pytree of name tuples."""
     return jax.tree.map(
         lambda names: logical_to_spec(names, rules), logical, is_leaf=is_names

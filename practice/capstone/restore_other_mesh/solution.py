@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import jax
 import orbax.checkpoint as ocp
-from jax.sharding import Mesh, NamedSharding
+from jax.sharding import NamedSharding
 
 
-def abstract_target(metadata: Any, mesh: Mesh, specs: Any) -> Any:
+def abstract_target(metadata, mesh, specs):
     """A jax.ShapeDtypeStruct per leaf of metadata, laid out on mesh by the
     PartitionSpec at the same place in specs."""
 
@@ -26,7 +25,7 @@ def abstract_target(metadata: Any, mesh: Mesh, specs: Any) -> Any:
     return jax.tree.map_with_path(leaf, metadata, specs)
 
 
-def restore_onto(folder: str | Path, mesh: Mesh, specs: Any) -> Any:
+def restore_onto(folder, mesh, specs):
     """The tree saved in folder, each array placed on mesh by its spec."""
     folder = Path(folder).absolute()  # Orbax takes absolute paths only
     if not folder.is_dir():
