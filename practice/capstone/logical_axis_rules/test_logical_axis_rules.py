@@ -150,8 +150,9 @@ def test_divisibility_and_missing_mesh_axes(impl):
 @pytest.mark.parametrize(
     "args",
     [
-        (("embed", "embed"), ()),
-        (("batch", None, "batch"), ()),
+        (("embed", "embed"),),
+        (("batch", None, "batch"),),
+        (("mlp", "batch", "mlp"), (2, 4, 6), {"data": 2}),
         (("batch",), (8,), None),
         (("batch",), None, MESH),
         (("batch",), (8, 4), MESH),
