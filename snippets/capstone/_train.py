@@ -3,7 +3,10 @@ Orbax checkpoints of the state and the data iterator. Run as a script
 (`python -m snippets.capstone._train FOLDER`) it trains in a process of its
 own, resuming from FOLDER's latest checkpoint, and prints each step."""
 
+import os
+import signal
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -14,15 +17,28 @@ import orbax.checkpoint as ocp
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 from snippets.capstone._data import Batches
-from snippets.capstone._model import RULES, S, init, loss, shardings
+from snippets.capstone._model import S, init, loss, shardings, spec
 
 #: steps, warmup steps, batch (sequences), save interval, checkpoints kept
 STEPS, WARMUP, BATCH, EVERY, KEEP = 40, 4, 16, 10, 2
-#: Adam's learning rate: linear warmup to 3e-3, cosine decay to 3e-4.
+#: Adam's learning rate: linear warmup from 0 (SCHEDULE(0) = 0: the first
+#: update moves nothing) to 3e-3, cosine decay to 3e-4.
 SCHEDULE = optax.warmup_cosine_decay_schedule(0.0, 3e-3, WARMUP, STEPS, 3e-4)
+
+
+def decay_mask(params):
+    """True where AdamW decays the weight: the matrices of the layers and
+    the unembedding, not the norms' scales nor the embeddings."""
+    no_decay = {"norm1", "norm2", "norm", "embed", "pos"}
+    return {
+        k: decay_mask(v) if isinstance(v, dict) else k not in no_decay
+        for k, v in params.items()
+    }
+
+
 tx = optax.chain(
     optax.clip_by_global_norm(1.0),
-    optax.adamw(SCHEDULE, weight_decay=0.01),
+    optax.adamw(SCHEDULE, weight_decay=0.01, mask=decay_mask),
 )
 
 
@@ -42,6 +58,12 @@ def new_state(key):
         "opt": tx.init(params),
         "losses": jnp.zeros((STEPS,), jnp.float32),  # metrics, kept on device
     }
+
+
+def batch_sharding(mesh):
+    """Batches (BATCH, S + 1): rows split as the rules table splits
+    "batch", through the same spec() as the model's activations."""
+    return NamedSharding(mesh, spec(("batch",)))
 
 
 def state_shardings(mesh):
@@ -115,17 +137,21 @@ def restore(mngr, mesh, step=None):
 
 
 def shapes(tree):
-    """{"params/embed": (96, 64), ...}: the shape of every leaf, by path."""
+    """{"params/embed": "float32[96,64]", ...}: every leaf's dtype and
+    shape, by path."""
     leaves = jax.tree.leaves_with_path(tree)
     return {
-        jax.tree_util.keystr(k, simple=True, separator="/"): tuple(v.shape)
+        jax.tree_util.keystr(k, simple=True, separator="/"): (
+            f"{v.dtype}[{','.join(map(str, v.shape))}]"
+        )
         for k, v in leaves
     }
 
 
 def checked_restore(folder, mesh):
     """restore() from folder's latest checkpoint, after checking that there
-    is one and that it holds this model's state; errors say what is wrong."""
+    is one and that it holds this model's state (names, dtypes and shapes);
+    errors say what is wrong."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such checkpoint folder")
@@ -150,7 +176,7 @@ def checked_restore(folder, mesh):
             f"{k}: not in this model" for k in saved if k not in expected
         ]
         problems += [
-            f"{k}: shape {saved[k]}, this model's {v}"
+            f"{k}: {saved[k]} saved, this model's {v}"
             for k, v in expected.items()
             if k in saved and saved[k] != v
         ]
@@ -162,10 +188,15 @@ def checked_restore(folder, mesh):
         return restore(mngr, mesh, step)
 
 
-def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):
+def train(
+    folder,
+    mesh,
+    steps=STEPS,
+    on_step=lambda step, state, mngr: None,
+    on_restore=lambda state, batches: None,
+):
     """Train to `steps`, starting from folder's latest checkpoint if it has
     one, saving every EVERY steps. -> the final state."""
-    batch_sharding = NamedSharding(mesh, P(RULES["batch"]))
     with jax.set_mesh(mesh), manager(folder) as mngr:
         if mngr.latest_step() is None:
             init_state = jax.jit(
@@ -174,8 +205,9 @@ def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):
             state, batches = init_state(jax.random.key(0)), Batches(BATCH, S)
         else:
             state, batches = restore(mngr, mesh)
+            on_restore(state, batches)
         for step in range(batches.step, steps):
-            batch = jax.device_put(next(batches), batch_sharding)
+            batch = jax.device_put(next(batches), batch_sharding(mesh))
             state = train_step(state, batch)
             mngr.save(
                 step + 1,
@@ -189,17 +221,39 @@ def train(folder, mesh, steps=STEPS, on_step=lambda step, state, mngr: None):
     return state
 
 
+#: Set by the parent's "kill during the next save" (report reads stdin).
+KILL_DURING_SAVE = False
+
+
 def report(step, state, mngr):
     """Print the step (process 0 only), then wait for a line on stdin: the
     parent decides when this process goes on, or kills it. After a save
     step, first wait for the save, so that what is on disk at a kill is
-    known: the checkpoints of the steps printed."""
+    known; unless told to die during that save: then, as soon as Orbax has
+    created the checkpoint's temporary folder, kill this process."""
+    global KILL_DURING_SAVE
     if step % EVERY == 0:
+        if KILL_DURING_SAVE:
+            in_progress = mngr.is_saving_in_progress()
+            partial = Path(mngr.directory) / f"{step}.orbax-checkpoint-tmp"
+            while not partial.exists():  # created by Orbax's thread
+                time.sleep(0.001)
+            print(
+                f"step {step} saving, in progress: {in_progress}", flush=True
+            )
+            os.kill(os.getpid(), signal.SIGKILL)  # the write is not done
         mngr.wait_until_finished()
     if jax.process_index() == 0:
         print(f"step {step}", flush=True)
-    sys.stdin.readline()
+    command = sys.stdin.readline().strip()
+    KILL_DURING_SAVE = command == "kill during the next save"
+
+
+def restored(state, batches):
+    """Say which checkpoint the process resumed from."""
+    if jax.process_index() == 0:
+        print(f"restored step {int(state['step'])}", flush=True)
 
 
 if __name__ == "__main__":
-    train(sys.argv[1], make_mesh(), on_step=report)
+    train(sys.argv[1], make_mesh(), on_step=report, on_restore=restored)

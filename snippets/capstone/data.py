@@ -1,10 +1,9 @@
 import jax
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec as P
 
 from snippets.capstone._data import TOKENS, VOCAB, Batches, decode
-from snippets.capstone._model import RULES, S
-from snippets.capstone._train import BATCH, make_mesh
+from snippets.capstone._model import S
+from snippets.capstone._train import BATCH, batch_sharding, make_mesh
 
 print(f"corpus: {len(TOKENS):,} characters, {len(VOCAB)} distinct")
 stream = Batches(BATCH, S, seed=0)
@@ -28,7 +27,9 @@ print(
 )
 
 mesh = make_mesh()  # 4 x 2: ("data", "model")
-x = jax.device_put(first, NamedSharding(mesh, P(RULES["batch"])))
+x = jax.device_put(
+    first, batch_sharding(mesh)
+)  # rows as the rules split "batch"
 print(
     "on the mesh:",
     x.sharding.spec,

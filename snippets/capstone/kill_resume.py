@@ -1,5 +1,4 @@
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import numpy as np
 from snippets.capstone._train import make_mesh, manager, restore, train
 from snippets.multiprocess._launch import ROOT, STRICT
 
-KILL_AT = 25  # the step after which the first run is killed
+KILL_IN_SAVE = 30  # the first run dies while it writes this step's checkpoint
 ENV = {  # a clean environment for the training processes
     "JAX_PLATFORMS": "cpu",
     "XLA_FLAGS": os.environ.get(
@@ -22,9 +21,10 @@ ENV = {  # a clean environment for the training processes
 }
 
 
-def start(folder, cache):
+def start(folder, cache, log):
     """A new process that trains into folder, resuming from its latest
-    checkpoint; both processes share a compilation cache."""
+    checkpoint; both processes share a compilation cache. Its stderr goes
+    to the file log: a pipe that nobody reads could fill and block it."""
     env = ENV | {
         "JAX_COMPILATION_CACHE_DIR": str(cache),
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
@@ -43,50 +43,54 @@ def start(folder, cache):
         text=True,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
 
 
-def run(folder, cache, kill_at=None):
-    """Let a training process go step by step; SIGKILL it once it prints
-    `step kill_at`. -> (exit status, last step printed)."""
-    proc, step = start(folder, cache), None
-    for line in proc.stdout:
-        step = int(line.split()[1])  # the lines read "step <k>"
-        if step == kill_at:
-            proc.send_signal(signal.SIGKILL)  # no handler, no cleanup
-            break
-        proc.stdin.write("\n")
-        proc.stdin.flush()
-    proc.stdin.close()
-    status = proc.wait()
+def run(folder, cache, kill_in_save=None):
+    """Let a training process go step by step; tell it to die during the
+    save of step kill_in_save. -> (exit status, what it printed)."""
+    log = folder.with_name(f"{folder.name}-stderr.txt")
+    with open(log, "a") as err:
+        proc, said = start(folder, cache, err), []
+        for line in proc.stdout:  # "restored step k", "step k", ...
+            said.append(line.strip())
+            if kill_in_save and said[-1] == f"step {kill_in_save - 1}":
+                proc.stdin.write("kill during the next save\n")
+            else:
+                proc.stdin.write("\n")
+            proc.stdin.flush()
+        proc.stdin.close()
+        status = proc.wait()
     if status not in (0, -signal.SIGKILL):
-        raise RuntimeError(proc.stderr.read()[-2000:])
-    proc.stderr.close()
-    return status, step
+        raise RuntimeError(log.read_text()[-2000:])
+    return status, said
 
 
 with tempfile.TemporaryDirectory() as tmp:
     folder, cache = Path(tmp) / "run", Path(tmp) / "cache"
-    status, step = run(folder, cache, kill_at=KILL_AT)
-    print(f"first process: killed by signal {-status} after step {step}")
+    status, said = run(folder, cache, kill_in_save=KILL_IN_SAVE)
+    print(f"first process: {said[0]} to {said[-2]}, then {said[-1]!r};")
+    print(f"  killed by signal {-status} while that save was being written")
     print("on disk:", sorted(p.name for p in folder.iterdir()))
-
-    # what a kill during a save leaves: a partial copy under a temporary name
-    partial = folder / "30.orbax-checkpoint-tmp"
-    shutil.copytree(folder / "20" / "state", partial / "state")
+    partial = folder / f"{KILL_IN_SAVE}.orbax-checkpoint-tmp"
+    print(
+        "commit_success.txt in it:", (partial / "commit_success.txt").exists()
+    )
     with manager(folder) as mngr:
         print(
-            "with",
-            partial.name,
-            "beside them, Orbax lists steps",
+            "Orbax lists steps",
             mngr.all_steps(),
             "-> latest",
             mngr.latest_step(),
         )
 
-    status, step = run(folder, cache)
-    print(f"second process: resumed, exit status {status} after step {step}")
+    status, said = run(folder, cache)
+    print(
+        f"second process: {said[0]!r}, then {said[1]} to {said[-1]},",
+        f"exit status {status}",
+    )
+    print("on disk:", sorted(p.name for p in folder.iterdir()))
 
     mesh = make_mesh()
     with jax.set_mesh(mesh), manager(folder) as mngr:

@@ -1,10 +1,17 @@
+import contextlib
+import io
+
 import jax
 import jax.numpy as jnp
+from jax.ad_checkpoint import print_saved_residuals
 from jax.extend.core import ClosedJaxpr, Jaxpr
 
 from snippets.capstone._model import (
     LOGICAL,
     RULES,
+    H,
+    L,
+    S,
     init,
     loss,
     param_specs,
@@ -61,3 +68,14 @@ dots = {
     if n == "dot_general"
 }
 print("products (inputs -> output):", sorted(dots))
+
+# what the backward pass keeps from the forward: one line per residual,
+# "<type> output of <op> from <file:line> ..." or "<type> from the argument"
+printed = io.StringIO()
+with jax.set_mesh(mesh), contextlib.redirect_stdout(printed):
+    print_saved_residuals(loss, params, batch)
+residuals = printed.getvalue().splitlines()
+from_layers = [r.split()[0] for r in residuals if "output of scan" in r]
+print("kept from the scanned layers (stacked per layer):", from_layers)
+scores = f"[{L},{BATCH},{H},{S},{S}]"  # (layers, b, heads, s, t)
+print("attention scores among them:", any(scores in r for r in residuals))

@@ -4,11 +4,17 @@ from pathlib import Path
 
 import jax
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec as P
 
 from snippets.capstone._data import batch_at
 from snippets.capstone._model import S, loss
-from snippets.capstone._train import BATCH, make_mesh, manager, restore, train
+from snippets.capstone._train import (
+    BATCH,
+    batch_sharding,
+    make_mesh,
+    manager,
+    restore,
+    train,
+)
 
 with tempfile.TemporaryDirectory() as tmp:
     train(Path(tmp) / "run", make_mesh(), steps=20)  # saved at steps 10 and 20
@@ -18,7 +24,7 @@ with tempfile.TemporaryDirectory() as tmp:
         with jax.set_mesh(mesh), manager(Path(tmp) / "run") as mngr:
             state, batches = restore(mngr, mesh)
             batch = jax.device_put(
-                batch_at(0, 20, BATCH, S), NamedSharding(mesh, P("data"))
+                batch_at(0, 20, BATCH, S), batch_sharding(mesh)
             )
             restored[shape] = state, jax.jit(loss)(state["params"], batch)
         qkv = state["params"]["blocks"]["qkv"]

@@ -1,11 +1,11 @@
 # tolerance: rtol=0.02 -- bfloat16 compute: losses move with the CPU
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import jax
 import matplotlib.pyplot as plt
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec as P
 
 from snippets.capstone._model import S
 from snippets.capstone._train import (
@@ -13,29 +13,54 @@ from snippets.capstone._train import (
     EVERY,
     SCHEDULE,
     STEPS,
+    batch_sharding,
+    decay_mask,
     make_mesh,
+    manager,
     new_state,
+    restore,
     state_shardings,
     train,
     train_step,
 )
-from snippets.sharding._hlo import collectives
+from snippets.sharding._hlo import collectives, result_types
 
 mesh = make_mesh()  # 4 x 2: ("data", "model")
-fetched = []
+fetched, seen = [], {}
 
 
 def log(step, state, mngr):
-    """Every EVERY steps, process 0 fetches the last EVERY losses."""
+    """Every EVERY steps, process 0 fetches the last EVERY losses. At steps
+    30 and 31 it also keeps what the checks of the save of step 30 need."""
     if step % EVERY == 0 and jax.process_index() == 0:
         losses = jax.device_get(state["losses"][step - EVERY : step])
         fetched.append(losses)
         mean = losses.mean()
         print(f"step {step:2}: mean loss of the last {EVERY} steps {mean:.2f}")
+    if step == 30:  # save() of step 30 has returned; the write goes on
+        seen["writing"] = mngr.is_saving_in_progress()
+        seen["copy"] = jax.tree.map(np.array, state)  # copies, not views
+    if step in (30, 31):  # the next step is given this state, donated
+        seen[step] = state["params"]["embed"]
 
 
+print(
+    "AdamW decays:",
+    jax.tree.map(bool, decay_mask(new_state(jax.random.key(0))["params"])),
+)
 with tempfile.TemporaryDirectory() as folder:
     state = train(Path(folder) / "run", mesh, on_step=log)
+    with jax.set_mesh(mesh), manager(Path(folder) / "run") as mngr:
+        from_disk, _ = restore(mngr, mesh, step=30)
+same = jax.tree.all(jax.tree.map(np.array_equal, from_disk, seen["copy"]))
+print(
+    f"step 30: save() returned while writing: {seen['writing']};",
+    f"restored, step 30 equals a copy taken then: {same}",
+)
+print(
+    "buffers donated (deleted): by step 31, of the state being saved:",
+    f"{seen[30].is_deleted()}; by step 32: {seen[31].is_deleted()}",
+)
 losses = np.asarray(state["losses"])
 print(
     "loss history fetched every",
@@ -44,6 +69,10 @@ print(
     np.array_equal(np.concatenate(fetched), losses),
 )
 print(f"loss at step 1: {losses[0]:.2f}, at step {STEPS}: {losses[-1]:.2f}")
+print(
+    "learning rate of the updates of steps 1, 5 and 40:",
+    ", ".join(f"{float(SCHEDULE(k)):.1e}" for k in (0, 4, 39)),
+)
 
 with jax.set_mesh(mesh):  # the compiled step, for a look inside
     shapes = jax.eval_shape(new_state, jax.random.key(0))
@@ -53,10 +82,13 @@ with jax.set_mesh(mesh):  # the compiled step, for a look inside
         state_shardings(mesh),
     )
     batch = jax.ShapeDtypeStruct(
-        (BATCH, S + 1), np.int32, sharding=NamedSharding(mesh, P("data"))
+        (BATCH, S + 1), np.int32, sharding=batch_sharding(mesh)
     )
     compiled = train_step.lower(abstract, batch).compile()
-print("collectives of the step:", ", ".join(collectives(compiled.as_text())))
+text = compiled.as_text()
+print("collectives of the step:", ", ".join(collectives(text)))
+gathered = Counter(t.split("[")[0] for t in result_types(text, "all-gather"))
+print("element types the all-gathers move:", dict(gathered))
 mem = compiled.memory_analysis()  # bytes per device
 kib = {
     k: getattr(mem, f"{k}_size_in_bytes") / 2**10
