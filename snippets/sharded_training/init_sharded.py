@@ -2,7 +2,7 @@ import re
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import NamedSharding
+from jax.sharding import AxisType, NamedSharding
 
 from snippets.sharded_training._mlp import SPECS, D, H, init, init_in_place
 from snippets.sharding._hlo import collectives
@@ -54,6 +54,19 @@ with jax.set_mesh(mesh):
             f"{name:18s} random bits {random_bits(c.as_text())},"
             f" temp {temp[name]} bytes, collectives {collectives(c.as_text())}"
         )
+# The same out_shardings on a mesh whose axes are Auto.
+auto = jax.make_mesh(
+    (4, 2), ("data", "model"), axis_types=(AxisType.Auto,) * 2
+)
+c = (
+    jax.jit(
+        init,
+        out_shardings=jax.tree.map(lambda s: NamedSharding(auto, s), SPECS),
+    )
+    .lower(jax.random.key(0))
+    .compile()
+)
+print(f"out_shardings only, Auto mesh: random bits {random_bits(c.as_text())}")
 print(
     f"temp, auto_axes / out_shardings only: "
     f"{temp['auto_axes'] / temp['out_shardings only']:.2f}"

@@ -1,9 +1,11 @@
+# platform: gpu,tpu differs -- the compiled collectives are the backend's (a GPU splits each into -start and -done ops, which traffic() does not read)
 import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 from snippets.sharding._hlo import collectives
+from snippets.sharding_costs._comm import traffic
 
 mesh = jax.make_mesh((8,), ("model",))
 k = jax.random.split(jax.random.key(0), 3)
@@ -37,11 +39,14 @@ expected = x + jnp.tanh(norm(x) @ w1) @ w2
 
 
 def report(name, block, *args):
-    """Print one device's share of the output, the collectives, a check."""
+    """Print one device's share of the output, the collectives, the bytes
+    each device sends (by the ring formulas of Step 9c), a check."""
     y = block(*args)
+    program = block.lower(*args).compile().as_text()
     print(
         f"{name:17}: per device {y.addressable_shards[0].data.shape}",
-        f"| {collectives(block.lower(*args).compile().as_text())}",
+        f"| {collectives(program)}",
+        f"| {sum(row[3] for row in traffic(program)):.0f} B sent",
         f"| correct {bool(jnp.allclose(y, expected, atol=1e-5))}",
     )
 

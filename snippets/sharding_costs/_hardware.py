@@ -52,7 +52,19 @@ LINKS = {
 }
 
 
+#: Links of a chip that a TPU's torus spreads its published ICI figure over
+#: (Google Cloud: v5e chips form a 2-D torus, v5p chips a 3-D one). A ring
+#: along one axis of the torus uses 2 of them.
+PORTS = {"TPU v5e ICI": 4, "TPU v5p ICI": 6}
+
+
 def one_way(link):
     """Bytes per second one chip can send while it receives as much."""
     rate, direction, _ = LINKS[link]
     return rate / 2 if direction == "both" else rate
+
+
+def one_axis(link):
+    """Bytes per second one chip sends in a ring along one axis of its
+    network: 2 of its PORTS on a TPU torus, all of it on any other link."""
+    return one_way(link) * 2 / PORTS.get(link, 2)

@@ -1,4 +1,4 @@
-from snippets.sharding_costs._hardware import CHIPS
+from snippets.sharding_costs._hardware import CHIPS, one_way
 
 PARAMS, LAYERS, WIDTH, HEADS = 70e9, 80, 8192, 64  # the 70B model
 SEQUENCE = 4096  # tokens per sequence
@@ -42,3 +42,11 @@ for plan, tokens, tp in [
 compute = 6 * PARAMS * 2**20 / (64 * peak)
 print("recomputing the forward pass: 8 instead of 6 x params FLOPs a token,")
 print(f"  seconds of compute per step: {compute:.2f} -> {compute * 8 / 6:.2f}")
+# Under TP x FSDP the recomputed forward pass repeats its 2 all-reduces a
+# layer over NVLink, on the critical path: 6 a layer instead of 4.
+act = 2 * 2**20 // 8 * WIDTH  # bytes of one replica's bf16 activations
+allreduce = 2 * 7 / 8 * act / one_way("NVLink 4 (H100, H200)")
+print(
+    f"  TP x FSDP all-reduces per step: {4 * LAYERS * allreduce:.2f} -> "
+    f"{6 * LAYERS * allreduce:.2f} s"
+)

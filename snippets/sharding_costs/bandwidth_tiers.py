@@ -1,4 +1,4 @@
-from snippets.sharding_costs._hardware import LINKS, one_way
+from snippets.sharding_costs._hardware import LINKS, PORTS, one_axis, one_way
 
 GRADIENTS = 2 * 7e9  # bytes: the bf16 gradients of a 7-billion-parameter model
 n = 8  # devices in the all-reduce
@@ -8,13 +8,26 @@ print(
     f"2(n-1)/n x {GRADIENTS / 1e9:.0f} GB = "
     f"{2 * (n - 1) / n * GRADIENTS / 1e9:.1f} GB"
 )
-print(f"{'link':22} {'GB/s one way':>12} {'seconds':>8}  source")
-for link, (_, _, source) in LINKS.items():
-    seconds = 2 * (n - 1) / n * GRADIENTS / one_way(link)
-    print(f"{link:22} {one_way(link) / 1e9:12.2f} {seconds:8.3f}  {source}")
-fastest = min(LINKS, key=lambda link: 1 / one_way(link))
-slowest = min(LINKS, key=one_way)
 print(
-    f"{fastest} is {one_way(fastest) / one_way(slowest):.0f} times "
-    f"faster than {slowest}"
+    "GB/s one way: over all of a chip's links, and along one ring (one axis)"
+)
+print(f"{'link':22} {'all':>6} {'ring':>6} {'seconds':>8}  source")
+for link, (_, _, source) in LINKS.items():
+    seconds = 2 * (n - 1) / n * GRADIENTS / one_axis(link)
+    print(
+        f"{link:22} {one_way(link) / 1e9:6.2f} {one_axis(link) / 1e9:6.2f} "
+        f"{seconds:8.3f}  {source}"
+    )
+for link, ports in PORTS.items():
+    print(f"{link}: a ring along one torus axis uses 2 of its {ports} links")
+fastest = min(LINKS, key=lambda link: 1 / one_axis(link))
+slowest = min(LINKS, key=one_axis)
+print(
+    f"one ring: {fastest} is {one_axis(fastest) / one_axis(slowest):.0f} "
+    f"times faster than {slowest}"
+)
+v5p = "TPU v5p ICI"
+print(
+    f"{v5p} against {slowest}: {one_axis(v5p) / one_axis(slowest):.0f} times "
+    f"along one axis, {one_way(v5p) / one_way(slowest):.0f} times over all links"
 )

@@ -4,6 +4,7 @@ STATE = (
     2 + 2 + 12
 )  # bytes per parameter: bf16 weights and gradients, fp32 Adam (ZeRO)
 WIRE = 2  # bytes per gradient, parameter or activation sent: bf16
+# (an assumption: many frameworks reduce gradients in float32, 4 bytes)
 SEQUENCE = 4096  # tokens per sequence: the least batch one replica can take
 NVLINK, NIC = one_way("NVLink 4 (H100, H200)"), one_way("400 Gb/s NIC")
 
@@ -22,35 +23,37 @@ def bus(nodes, gpus):
     return NVLINK if nodes == 1 else min(NVLINK, gpus * NIC)
 
 
-def plans(params, layers, width, tokens, nodes, gpus=8):
+def plans(params, layers, width, tokens, nodes, gpus=8, grad_bytes=WIRE):
     """Per plan: (state bytes per GPU, tokens per replica, seconds of
     communication that can overlap the compute, seconds of tensor-parallel
     communication on the critical path). params: parameter count, tokens:
-    global batch in tokens, nodes of gpus H100s, one 400 Gb/s NIC per GPU."""
+    global batch in tokens, nodes of gpus H100s, one 400 Gb/s NIC per GPU,
+    grad_bytes: bytes per gradient element in the reduction."""
     n = nodes * gpus
-    weights = WIRE * params
     # Data parallel: all-reduce of the gradients.
     dp = (
         STATE * params,
         tokens / n,
-        2 * ring(n) * weights / bus(nodes, gpus),
+        2 * ring(n) * grad_bytes * params / bus(nodes, gpus),
         0,
     )
     # FSDP: gather the weights forward and again backward, reduce-scatter
     # the gradients.
+    fsdp_bytes = (2 * WIRE + grad_bytes) * params
     fsdp = (
         STATE * params / n,
         tokens / n,
-        3 * ring(n) * weights / bus(nodes, gpus),
+        ring(n) * fsdp_bytes / bus(nodes, gpus),
         0,
     )
     # Tensor parallel over the gpus of a node, FSDP over the nodes: each
     # FSDP group holds one GPU per node, so its ring crosses that GPU's own
     # NIC; each layer all-reduces its activations twice forward and twice
-    # backward, over NVLink, between the matmuls that need them.
+    # backward, over NVLink, all counted on the critical path (an upper
+    # bound: the backward ones can overlap the weight gradients' matmuls).
     act = WIRE * tokens / nodes * width
     tp = 4 * layers * 2 * ring(gpus) * act / NVLINK
-    gather = 3 * ring(nodes) * weights / gpus / (NIC if nodes > 1 else NVLINK)
+    gather = ring(nodes) * fsdp_bytes / gpus / (NIC if nodes > 1 else NVLINK)
     tp_fsdp = (STATE * params / n, tokens / nodes, gather, tp)
     return {"data parallel": dp, "FSDP": fsdp, "TP x FSDP": tp_fsdp}
 
@@ -104,3 +107,31 @@ for name, params, layers, width, tokens, nodes in SCENARIOS:
         if fits and (best is None or step < best):  # a tie keeps the simpler
             choice, best = plan, step
     print(f"  -> {choice}")
+# TP's all-reduces and its compute both grow with the tokens: their ratio is
+# set by the width. With about 12 x width**2 parameters a layer, it is
+# 8 x ring(8) x WIRE x 8 x peak / (72 x width x NVLink).
+print("TP x FSDP on one node, TP all-reduce seconds / compute seconds:")
+for name, params, layers, width in [
+    ("1.3B", 1.3e9, 24, 2048),
+    ("70B", 70e9, 80, 8192),
+]:
+    ratios = [
+        plans(params, layers, width, tokens, 1)["TP x FSDP"][3]
+        / (6 * params * tokens / (8 * peak))
+        for tokens in (2**15, 2**19, 2**23)
+    ]
+    print(
+        f"  {name}, width {width}, at 2**15, 2**19, 2**23 tokens:",
+        ", ".join(f"{r:.2f}" for r in ratios),
+    )
+floor = 8 * ring(8) * WIRE * 8 * peak / (72 * NVLINK)
+print(
+    f"width for TP's all-reduces to cost less than its compute: {floor:.0f}, "
+    f"or {floor / 2:.0f} if the backward ones overlap"
+)
+# The 70B model on 64 GPUs, with the gradients reduced in float32.
+f32 = plans(70e9, 80, 8192, 2**20, 8, grad_bytes=4)
+print(
+    "70B on 64 GPUs, gradients reduced in float32: overlapped seconds, "
+    f"data parallel {f32['data parallel'][2]:.2f}, FSDP {f32['FSDP'][2]:.2f}"
+)
