@@ -67,11 +67,11 @@ def book(first_build):
 @same_book
 def test_noop_rebuild_executes_nothing(book):
     """Nor does it compile a template: the theme's are kept from the first build (Jinja's
-    bytecode cache, jaxbook.sphinxext.on_builder_inited)."""
-    from jaxbook.build import BUILD
-    from jaxbook.sphinxext import compiled_templates
+    bytecode cache, jaxbook/sphinxext/quiet.py)."""
+    from jaxbook import layout
+    from jaxbook.sphinxext.quiet import compiled_templates
 
-    compiled = compiled_templates(book.root / BUILD / "doctrees")
+    compiled = compiled_templates(book.root / layout.DOCTREES)
     kept = {path.name: path.stat().st_mtime_ns for path in compiled.iterdir()}
     assert len(kept) > 10, kept
     again = book.build()
