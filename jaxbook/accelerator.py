@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from jaxbook import book_root, compare, outputs, pages, runtime
+from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
 
 #: The verdicts, in the report's order; the last two fail the check.
@@ -55,7 +55,7 @@ STATUSES = (
     "broke",
 )
 FAILING = ("differs", "broke")
-OUT = Path("_build") / "accelerator"
+OUT = layout.ACCELERATOR
 #: Characters of a verdict's detail in the text report (the JSON report keeps all of it).
 DETAIL = 200
 

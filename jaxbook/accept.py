@@ -24,19 +24,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jaxbook import book_root, outputs, pages, verdict
+from jaxbook import book_root, layout, outputs, pages, verdict
 from jaxbook.deps import project_dependencies
 from jaxbook.execute import Executor
 from jaxbook.snippet import parse_tolerance
-
-#: Where the build lists the snippets whose output differed or was missing (``--failed``).
-FAILURES = Path("_build") / "failures.json"
 
 
 def last_failures(root: Path) -> list[str]:
     """The snippets the last build reported as differing from, or missing, their ``.out``."""
     try:
-        return json.loads((root / FAILURES).read_text(encoding="utf-8"))["snippets"]
+        return json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))["snippets"]
     except (OSError, ValueError, KeyError):
         return []
 

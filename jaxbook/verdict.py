@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxbook import compare, outputs
+from jaxbook import compare, layout, outputs
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
@@ -71,12 +71,8 @@ def difference(
     )
 
 
-#: Where each snippet's inputs are remembered when its output last matched its ``.out`` file.
-MATCHED = Path("_build") / "matched"
-
-
 def _matched_path(name: str, root: Path) -> Path:
-    return root / MATCHED / Path(name).with_suffix(".json")
+    return root / layout.MATCHED / Path(name).with_suffix(".json")
 
 
 def snippet_inputs(name: str, inputs: dict[str, str], root: Path) -> dict[str, str]:

@@ -53,7 +53,10 @@ def page_execution_settings(page: pages.Page) -> list[tuple[str, int]]:
         (
             f"the page sets '{key}' under 'mystnb': pages run as conf.py says, every one "
             "under the snippet contract; remove it",
-            next((i for i, text in enumerate(page.top_matter_lines, 2) if text.strip().startswith(f"{key}:")), 1),
+            next(
+                (i for i, text in enumerate(page.top_matter_lines, 2) if text.strip().startswith(f"{key}:")),
+                1,
+            ),
         )
         for key in settings
         if str(key).startswith("execution")
@@ -69,11 +72,13 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
         return
     problems = []
     if not page.is_notebook:
-        problems.append((
-            "a page with code cells must start with the top matter "
-            "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
-            1,
-        ))
+        problems.append(
+            (
+                "a page with code cells must start with the top matter "
+                "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
+                1,
+            )
+        )
     problems += page_execution_settings(page)
     lines = source[0].split("\n")
     for cell in page.cells:

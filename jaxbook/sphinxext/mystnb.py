@@ -77,7 +77,9 @@ def install_client(module=None) -> None:
         raise RuntimeError(CHANGED.format(f"{module.__name__} has no function create_client"))
     leading = tuple(inspect.signature(original).parameters)[: len(CREATE_CLIENT_PARAMETERS)]
     if leading != CREATE_CLIENT_PARAMETERS:
-        raise RuntimeError(CHANGED.format(f"create_client's parameters begin {leading}, not {CREATE_CLIENT_PARAMETERS}"))
+        raise RuntimeError(
+            CHANGED.format(f"create_client's parameters begin {leading}, not {CREATE_CLIENT_PARAMETERS}")
+        )
 
     class StoreClient(NotebookClientBase):
         def start_client(self):

@@ -74,7 +74,9 @@ def on_build_finished(app, exception) -> None:
     snippets whose outputs to accept for ``make outputs FAILED=1``."""
     found = [(d, p) for d, ps in sorted(problems(app.env).items()) for p in ps]
     build = Path(app.outdir).parent
-    outputs_to_accept = sorted({p.problem.snippet for _, p in found if p.problem.kind in ("differs", "missing")})
+    outputs_to_accept = sorted(
+        {p.problem.snippet for _, p in found if p.problem.kind in ("differs", "missing")}
+    )
     build.mkdir(parents=True, exist_ok=True)
     write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
     if not found:
