@@ -102,16 +102,16 @@ def changed_since_match(name: str, inputs: dict[str, str], root: Path) -> list[s
 
 
 def verdict(
-    cell: CellResult, root: Path, check_output: bool = True, inputs: dict[str, str] | None = None
+    cell: CellResult, root: Path, compare_output: bool = True, inputs: dict[str, str] | None = None
 ) -> Problem | None:
-    """``None`` when ``cell`` held its contract and (``check_output``) matches its ``.out`` file
+    """``None`` when ``cell`` held its contract and (``compare_output``) matches its ``.out`` file
     under its tolerance; else the :class:`Problem`. With the page's ``inputs`` (file hashes), a
     match is remembered, and a difference names the files that changed since the last match."""
     name = cell.snippet
     if cell.contract is not None:
         first = cell.contract.strip().splitlines()[0] if cell.contract.strip() else "broken contract"
         return Problem(name, "contract", first, cell.contract)
-    if not check_output:
+    if not compare_output:
         return None
     path = root / name
     expected = outputs.read_expected(path)

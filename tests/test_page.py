@@ -77,11 +77,11 @@ def test_the_front_page_is_built(book):
 def test_a_second_preview_of_an_unchanged_page_reads_and_executes_nothing(book):
     first = page(book, "guide/a.md")
     assert first.returncode == 0, first.stdout + first.stderr
-    site = book / "_build" / "page"
-    written = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    doctrees = book / "_build" / "page" / ".doctrees"  # a page read is a doctree written
+    read = {p: p.stat().st_mtime_ns for p in doctrees.rglob("*.doctree")}
     again = page(book, "guide/a.md")
     assert again.returncode == 0, again.stdout + again.stderr
-    assert {p: p.stat().st_mtime_ns for p in site.rglob("*.html")} == written  # no page written again
+    assert {p: p.stat().st_mtime_ns for p in doctrees.rglob("*.doctree")} == read
     assert "jaxbook: executed" not in again.stdout
     # ... and an edit to the page's snippet is read (and executed) again
     (book / "snippets/a/hello.py").write_text("print('hello again')\n")

@@ -123,7 +123,7 @@ def fill_outputs(client) -> None:
         cell.outputs = [from_dict(output) for output in outcome.outputs]
         cell.execution_count = count
         problem = verdict.verdict(
-            outcome, root, check_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
+            outcome, root, compare_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
         )
         if problem is not None:
             found.append(CellProblem(client.cell_line(index), problem))
