@@ -63,7 +63,7 @@ def book(template, tmp_path):
     return root
 
 
-def test_check_prints_one_line_when_everything_matches(book):
+def test_compare_prints_one_line_when_everything_matches(book):
     result = make(book, "COMPARE=1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
@@ -71,7 +71,7 @@ def test_check_prints_one_line_when_everything_matches(book):
     ]
 
 
-def test_check_reports_each_difference_in_one_line_and_writes_nothing(book):
+def test_compare_reports_each_difference_in_one_line_and_writes_nothing(book):
     (book / "snippets/alpha/one.out").write_text("one: 9\n")
     result = make(book, "COMPARE=1")
     assert result.returncode != 0
