@@ -1,4 +1,4 @@
-"""Sphinx configuration of the executable JAX book. Build logic lives in jaxbook/sphinxext.py."""
+"""Sphinx configuration of the executable JAX book. Build logic lives in jaxbook/sphinxext/."""
 
 import os
 import sys
@@ -31,7 +31,7 @@ extensions = [
 include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
 
-# Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook.sphinxext).
+# Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook/sphinxext/mystnb.py).
 nb_execution_mode = "force"
 nb_merge_streams = True
 nb_render_error_lexer = "pytb"  # the kernel shows plain Python tracebacks (jaxbook.snippet)

@@ -2,20 +2,39 @@
 
 Data flows one way: page -> snippet paths -> execution -> result -> verdict -> rendered page.
 
+Execution (what the kernel runs; lowest first):
+- :mod:`jaxbook.layout`   -- every path the tools write under ``_build/``.
+- :mod:`jaxbook.files`    -- file hashes, atomic writes, the repository's files.
 - :mod:`jaxbook.runtime`  -- the one place that configures JAX (CPU, 8 emulated devices, other CPUs).
-- :mod:`jaxbook.pages`    -- the pages, read with MyST's parser; the rule from a snippet to its page.
 - :mod:`jaxbook.snippet`  -- the snippet contract: declarations, execution, trimmed tracebacks.
-- :mod:`jaxbook.deps`     -- which project files a snippet imports.
-- :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets.
-- :mod:`jaxbook.store`    -- the execution store: each page's results, keyed by everything they depend on.
-- :mod:`jaxbook.execute`  -- results from the store, the missing pages executed in kernels.
 - :mod:`jaxbook.outputs`  -- expected outputs (``snippets/**/*.out``): the normaliser and the files.
+- :mod:`jaxbook.deps`     -- which project files a snippet imports.
+- :mod:`jaxbook.store`    -- the execution store: each page's results, keyed by everything they depend on.
+- :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets.
+- :mod:`jaxbook.execute`  -- results from the store, the missing pages executed in kernels.
+
+Verdicts and the site:
+- :mod:`jaxbook.pages`    -- the pages, read with MyST's parser; the rule from a snippet to its page.
 - :mod:`jaxbook.compare`  -- outputs compared as numbers: text exactly, floats within a tolerance.
 - :mod:`jaxbook.verdict`  -- whether a result holds its contract and matches its ``.out`` file.
-- :mod:`jaxbook.sphinxext` -- the Sphinx extension: cells, execution through the store, verdicts.
-- :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
+- :mod:`jaxbook.sphinxext` -- the Sphinx extensions: cells, outputs from the store, problems, stamps.
+- :mod:`jaxbook.downloads` -- each page as a notebook a reader runs; practice pages check themselves.
+- :mod:`jaxbook.removed`, :mod:`jaxbook.mathml`, :mod:`jaxbook.seo` -- stale files removed,
+  server-side MathML, canonical links and the sitemap.
+- :mod:`jaxbook.a11y`, :mod:`jaxbook.weight`, :mod:`jaxbook.speed` -- accessibility fixes, lighter
+  fonts and stylesheets, faster pages.
+- :mod:`jaxbook.uptodate` -- whether the last successful build is still the site.
+
+Commands (``make`` targets):
+- :mod:`jaxbook.build`    -- ``make html`` and ``make page``.
 - :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
-- :mod:`jaxbook.upgrade`  -- ``make upgrade``: new lock, new outputs, per-page summary.
+- :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
+- :mod:`jaxbook.upgrade`  -- ``make upgrade`` and ``make lock``: new lock, new outputs, per-page summary.
+- :mod:`jaxbook.accelerator` -- ``make accelerator``: the snippets on a GPU or TPU.
+- :mod:`jaxbook.practice` -- a practice problem's tests run and reported (``make check``, notebooks, conftest).
+- :mod:`jaxbook.check`    -- ``make check PROBLEM=...``: a learner's attempt checked.
+- :mod:`jaxbook.study`    -- ``make practice``: the problems in the plan's order, checked on save.
+- :mod:`jaxbook.mutation` -- ``make mutation``: the practice tests' mutation scores.
 """
 
 import hashlib

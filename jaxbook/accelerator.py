@@ -1,30 +1,11 @@
 """``make accelerator``: every snippet run on this machine's own devices, compared with its ``.out``.
 
-The book is built on the CPU with 8 emulated devices (:mod:`jaxbook.runtime`). This check runs
-every snippet as the build does, in the book's kernel and under the snippet contract, but on the
-devices JAX finds itself (``JAXBOOK_DEVICES=own``: a GPU or TPU when the machine has one), and
-compares each output with its ``.out`` under :mod:`jaxbook.compare`'s rule. Each snippet gets one
-of these verdicts:
-
-- ``same``: the ``.out`` file's output, within the snippet's own tolerance;
-- ``within tolerance``: within the tolerance its ``# platform:`` line declares for this platform;
-- ``accelerator output``: the reviewed ``<name>.<platform>.out`` of a ``# platform: ... differs``
-  declaration;
-- ``declared difference``: another output, as a ``# platform: ... differs`` line declares, and no
-  reviewed ``<name>.<platform>.out`` yet (``--accept`` writes it);
-- ``differs``: another output, not declared;
-- ``needs N devices``: with fewer devices than the book's 8, the snippet breaks or differs on
-  that many emulated CPU devices too (run again here, ``JAXBOOK_DEVICES=cpu:<count>``): it is
-  the device count, not the platform. N comes from the mesh's error when it says;
-- ``broke``: it broke its contract (an undeclared error, a missing declared one, a deprecation).
-
-Device names are compared as one (``CudaDevice(id=0)`` and ``CpuDevice(id=0)``, ``cuda:0`` and
-``cpu:0``: :func:`device_names`): they name the same device of another platform.
-
-The report, ``report.json`` and ``report.txt`` in ``--out`` (default ``_build/accelerator``), is
-stamped with the device kind and count, JAX and jaxlib, the platform's runtime (CUDA, ROCm or
-TPU, as the plugin reports it) and the plugins installed. ``python -m jaxbook.accelerator
-[--snippet x.py]... [--page guide/x.md]... [--devices own|cpu:N] [--accept] [--out DIR]``.
+Each snippet runs as the build runs it, in the book's kernel and under the snippet contract, but
+on the devices JAX finds (``JAXBOOK_DEVICES=own``: a GPU or TPU when there is one), and gets one
+of the verdicts docs/contributing.md lists (same, within tolerance, accelerator output, declared
+difference, differs, needs N devices, broke). Device names are compared as one
+(:func:`device_names`). The report (``report.json``, ``report.txt`` in ``--out``, default
+``_build/accelerator``) is stamped with the devices, JAX, the platform's runtime and the plugins.
 Exits 1 when a snippet differs or broke (not for the device count), else 0.
 """
 
@@ -41,7 +22,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from jaxbook import book_root, compare, outputs, pages, runtime
+from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
 
 #: The verdicts, in the report's order; the last two fail the check.
@@ -55,7 +36,7 @@ STATUSES = (
     "broke",
 )
 FAILING = ("differs", "broke")
-OUT = Path("_build") / "accelerator"
+OUT = layout.ACCELERATOR
 #: Characters of a verdict's detail in the text report (the JSON report keeps all of it).
 DETAIL = 200
 

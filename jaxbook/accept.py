@@ -12,7 +12,7 @@ Which snippets (any combination; nothing named means every snippet of the book):
 - ``--helper snippets/training/_model.py``: every snippet that imports the helper, directly or not;
 - ``--failed``: every snippet whose output differed or was missing in the last build.
 
-``--check`` writes nothing: it reports each snippet that breaks its contract or does not match
+``--compare`` writes nothing: it reports each snippet that breaks its contract or does not match
 its ``.out`` file, one line each, and says so when all match (the build's verdict, without Sphinx).
 """
 
@@ -24,19 +24,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jaxbook import book_root, outputs, pages, verdict
+from jaxbook import book_root, layout, outputs, pages, verdict
 from jaxbook.deps import project_dependencies
 from jaxbook.execute import Executor
 from jaxbook.snippet import parse_tolerance
-
-#: Where the build lists the snippets whose output differed or was missing (``--failed``).
-FAILURES = Path("_build") / "failures.json"
 
 
 def last_failures(root: Path) -> list[str]:
     """The snippets the last build reported as differing from, or missing, their ``.out``."""
     try:
-        return json.loads((root / FAILURES).read_text(encoding="utf-8"))["snippets"]
+        return json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))["snippets"]
     except (OSError, ValueError, KeyError):
         return []
 
@@ -99,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         "--helper", action="append", default=[], help="every snippet that imports this helper"
     )
     parser.add_argument("--failed", action="store_true", help="every output the last build reported")
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument("--compare", action="store_true", help="compare instead of writing")
     args = parser.parse_args(argv)
     root = book_root()
     try:
@@ -116,12 +113,12 @@ def main(argv: list[str] | None = None) -> int:
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()
                 cell = result.cell(name)
-                problem = verdict.verdict(cell, root, check_output=args.check, inputs=result.inputs)
+                problem = verdict.verdict(cell, root, compare_output=args.compare, inputs=result.inputs)
                 if problem is not None:
                     status, failed = 1, failed + 1
                     print(f"{page}: {problem.summary}")
                     continue
-                if args.check:
+                if args.compare:
                     unchanged += 1
                     continue
                 tolerance = parse_tolerance(snippet.read_text(encoding="utf-8"), name)
@@ -131,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                     unchanged += 1
                 verdict.remember_match(name, result.inputs, root)
     total = sum(len(s) for s in groups.values())
-    if args.check:
+    if args.compare:
         if status == 0:
             print(
                 f"all {total} snippet(s) of {len(groups)} page(s) hold their contract and match their .out files"

@@ -19,9 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jaxbook import ROOT
-
-BUILD = Path("_build")
+from jaxbook import ROOT, layout
 
 
 def jobs() -> list[str]:
@@ -36,8 +34,8 @@ def sphinx(*args: str) -> list[str]:
 
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
     """The sphinx-build command line of the strict build of the book at ``source``."""
-    build = build or source / BUILD
-    return sphinx("-d", str(build / "doctrees"), *extra, str(source), str(build / "html"))
+    build = build or source / layout.BUILD
+    return sphinx("-d", str(build / layout.DOCTREES.name), *extra, str(source), str(build / layout.HTML.name))
 
 
 def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
@@ -46,7 +44,7 @@ def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
     other warning (a failed snippet, an output that differs) fails it."""
     from jaxbook.pages import preview
 
-    out = Path(os.environ.get("JAXBOOK_PAGE_DIR", root / BUILD / "page"))
+    out = Path(os.environ.get("JAXBOOK_PAGE_DIR", root / layout.PAGE))
     partial = "myst.xref_missing,toc.not_included,toc.excluded,toc.not_readable"
     return sphinx(
         "-d", str(out / ".doctrees"),
@@ -75,13 +73,13 @@ def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     from jaxbook import uptodate
     from jaxbook.execute import execute_book
 
-    build = build or root / BUILD
+    build = build or root / layout.BUILD
     command = strict_command(root, build)
     key = uptodate.inputs_key(root, command)
     if uptodate.holds(build, key):
         from jaxbook.snippet import display_path
 
-        print(UP_TO_DATE.format(html=display_path(build / "html")))
+        print(UP_TO_DATE.format(html=display_path(build / layout.HTML.name)))
         return 0
     uptodate.forget(build)
     jobs = os.environ.get("JAXBOOK_JOBS", "auto")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT, runtime
-from practice._check import Summary, report
+from jaxbook.practice import Summary, forget, load_impl, report
 
 PRACTICE = ROOT / "practice"
 PATTERN_CHARS = re.compile(r"[*?\[\]{}]")
@@ -64,10 +64,6 @@ def import_error(folder: Path, which: str) -> str | None:
     The file is imported afresh, so a long-lived process (``make practice``'s warm worker) sees
     every save. Importing it here (the tests would import it again from the same cache) means a broken
     attempt is reported once, instead of by every test."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from practice.conftest import forget, load_impl  # the loader of the tests' ``impl`` fixture
-
     path = folder / f"{which}.py"
     forget(folder, which)
     try:

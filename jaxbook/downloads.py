@@ -1,39 +1,14 @@
 """Offer each executed page as a notebook that runs on a reader's machine, outside the repository.
 
-MyST-NB writes the executed notebook of every page to its output folder; this turns it into the
-reader's notebook, writes it beside the page's Markdown source in ``_sources/`` (the theme's
-download menu offers it) and puts a download line under the page title. The reader's notebook is
-the site's, code cells and outputs unchanged, plus what the build's kernel provides:
-
-- **Devices.** A first code cell sets :data:`jaxbook.runtime.JAX_ENV` (8 emulated CPU devices)
-  before JAX is imported, or, with ``DEVICES = "own"``, lets JAX use the machine's GPU or TPU and
-  explains a mesh's device-count error (:func:`setup_cells`).
-- **Helper modules** (``from snippets.training._model import ...``, the practice solutions the
-  demos import) are written into the reader's working folder by ``%%writefile`` cells placed
-  just before the first cell that needs them, so every import runs unchanged and the reader sees,
-  and can edit, the helper's code. (Inlining them would change the site's cells; registering
-  modules in ``sys.modules`` would hide their source from tracebacks and ``inspect``.)
-- **Declared errors**: cells whose snippet declares ``# raises:`` get the ``raises-exception``
-  tag, so Run All continues past them. Nothing else raises. Code cells are numbered as a run from
-  the top numbers them, and an output that names the cell's snippet file (a traceback, a
-  warning's location) names the cell instead, as IPython does (``Cell In[12]``).
-- **Practice pages** become self-checking: the starter is the code cell under "What to
-  implement" (``%%writefile <problem>.py``), and the last cells write the problem's real tests,
-  the helpers they import and ``practice/_check.py`` (the report ``make check`` prints), then run
-  the tests against the reader's file.
-
-MyST directives in Markdown cells are rewritten for Jupyter: ``literalinclude`` becomes the file's
-code, ``dropdown`` a ``<details>`` block, an admonition a quotation under its title; ``toctree`` is
-dropped; a block of code is copied as it is. Any other directive is a warning at its page and
-line, which fails the strict build (:class:`UnknownDirective`): Jupyter would show it as a block of
-code. A link to another page of the book (``[pytrees](pytrees.md)``) goes to that page on the site
-(:func:`page_links`): a reader's folder holds no ``.md`` files. Added cells carry
-``metadata.jaxbook.role`` (``setup``, ``helper``, ``attempt``, ``check``) so tests can tell them
-from the site's cells, which keep their ``load`` metadata.
-
-With ``nb_merge_streams``, MyST-NB merges a cell's printed output into the first stream output
-in place but keeps the later ones in the notebook it writes, so they would appear twice; the copy
-drops them, and the notebook shows what the page shows.
+The reader's notebook (written to ``_sources/<page>.ipynb``, offered under the page title) is the
+site's, cells and outputs unchanged, plus what the build's kernel provides: a first cell that sets
+the 8 emulated devices (or lets JAX use the reader's GPU or TPU), ``%%writefile`` cells for the
+helper modules a cell imports, the ``raises-exception`` tag on cells that declare ``# raises:``,
+and cell numbers in place of snippet file names. A practice page also writes the problem's tests
+and ``jaxbook/practice.py`` and runs them against the reader's attempt, as ``make check`` does.
+MyST directives become what Jupyter renders; an unknown one is a warning at its line
+(:class:`UnknownDirective`). Added cells carry ``metadata.jaxbook.role`` (``setup``, ``helper``,
+``attempt``, ``check``).
 """
 
 from __future__ import annotations
@@ -51,8 +26,8 @@ from sphinx.util import logging
 
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
+from jaxbook.practice import REQUIREMENTS_INTRO, requirements
 from jaxbook.snippet import display_path, parse_declaration
-from practice._check import REQUIREMENTS_INTRO, requirements
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
 #: modules are listed under their own name.
@@ -332,9 +307,9 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
 
 
 def check_files(problem: Path, root: Path) -> list[Path]:
-    """What a practice notebook carries to run the problem's tests: practice/_check.py, the tests
-    and every project file they import."""
-    needed = [root / "practice" / "_check.py"]
+    """What a practice notebook carries to run the problem's tests: jaxbook/practice.py, the
+    tests and every project file they import."""
+    needed = [root / "jaxbook" / "practice.py"]
     for test in sorted(problem.glob("test_*.py")):
         needed += project_dependencies(test, root)
     return list(dict.fromkeys(needed))
@@ -350,7 +325,7 @@ def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
         "implement* writes. Edit that cell, run it, then run the last cell again. It prints "
         "one line per test and a verdict, as `make check` does in the repository."
     )
-    run = f'from practice._check import check\n\ncheck("{problem.name}.py", "{rel}")'
+    run = f'from jaxbook.practice import check\n\ncheck("{problem.name}.py", "{rel}")'
     return [
         markdown(intro),
         *helper_cells(files, root, "check"),

@@ -30,7 +30,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from jaxbook import ROOT, runtime
+from jaxbook import ROOT, layout, runtime
 
 #: Binary operators that only make sense between integers or booleans: an arithmetic operator is
 #: replaced by another arithmetic one, a bitwise one by another bitwise one (an arithmetic mutant
@@ -151,7 +151,7 @@ def measure(folder: Path, log=print) -> dict:
         previous = json.loads(report_path(folder).read_text(encoding="utf-8"))
         old = {key(m): m.get("reason", "") for m in previous.get("equivalent", [])}
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="mutant-", dir=ROOT / "_build") as scratch:
+    with tempfile.TemporaryDirectory(prefix="mutant-", dir=ROOT / layout.BUILD) as scratch:
         baseline = Path(scratch) / "unmutated.py"
         baseline.write_text(source, encoding="utf-8")
         outcome, seconds = run_tests(folder, baseline)
@@ -216,7 +216,7 @@ def main(argv=None) -> int:
     from jaxbook.check import find_problem, problems
 
     folders = [find_problem(name) for name in args.problems] or list(problems().values())
-    (ROOT / "_build").mkdir(exist_ok=True)
+    (ROOT / layout.BUILD).mkdir(exist_ok=True)
     for folder in folders:
         measure(folder, log=lambda line: print(line, flush=True))
     return 0

@@ -1,24 +1,12 @@
-"""The book's pages, read once with MyST's own parser: which pages there are, what each page's code
-cells load, and which page shows a snippet.
+"""The book's pages, read with MyST's own parser (as MyST-NB reads them; nothing here imports
+Sphinx or runs code): which pages there are, what each code cell loads, and which page shows a
+snippet (:func:`page_of`, the one place the rule is written down):
 
-- :data:`PAGE_PATTERNS` -- the pages of the book (conf.py's ``include_patterns`` is made from it);
-- :func:`published_pages` -- the built site's pages a reader opens (one per source, and the search page);
-  :func:`built_html` -- the HTML pages a build wrote, which the post-processing passes rewrite;
-- :func:`read` -- a page as :class:`Page`: its top matter and its ``{code-cell}`` blocks, as
-  MyST-NB will read them (MyST's markdown-it parser and directive-option parser; a cell nested in
-  another block is not a cell, as for MyST-NB);
-- :func:`loaded` -- the file a cell's ``:load:`` names; :func:`snippet_files` -- every snippet;
-- :func:`page_of` -- the rule from a snippet to its page, the only place it is written down:
+- ``snippets/index/<name>.py``     belongs to ``index.md``;
+- ``snippets/practice/<name>.py``  belongs to ``practice/<section>/<name>.md`` (one section has it);
+- ``snippets/<folder>/<name>.py``  belongs to ``guide/<folder>.md`` or ``docs/<folder>.md``.
 
-  - ``snippets/index/<name>.py``     belongs to ``index.md``;
-  - ``snippets/practice/<name>.py``  belongs to ``practice/<section>/<name>.md`` (one section has it);
-  - ``snippets/<folder>/<name>.py``  belongs to ``guide/<folder>.md`` or ``docs/<folder>.md``
-    (exactly one of them exists).
-
-``make test`` fails when a page of the book loads a snippet that belongs to another page
-(tests/test_outputs.py), so the rule holds on main; the build does not check it (the throwaway
-books of the tests share snippet folders between pages).
-Nothing here imports Sphinx or runs code.
+``make test`` checks that every page loads only its own snippets (tests/test_outputs.py).
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ import os
 import platform
 from pathlib import Path
 
+from jaxbook import layout
+
 #: Number of emulated CPU devices. Change it here and nowhere else.
 DEVICE_COUNT = 8
 
@@ -95,7 +97,7 @@ def jax_env() -> dict[str, str]:
 
 
 #: Where test runs and ``make check`` keep JAX's compilation cache (:func:`compilation_cache_env`).
-TEST_COMPILATION_CACHE = Path("_build") / "jax-cache"
+TEST_COMPILATION_CACHE = layout.JAX_CACHE
 
 #: Seconds one snippet may run before it is stopped with an error naming its file and line.
 SNIPPET_TIMEOUT = int(os.environ.get("JAXBOOK_SNIPPET_TIMEOUT", "300"))

@@ -1,47 +1,10 @@
-"""The snippet contract, shared by the build and the tests.
+"""The snippet contract, shared by the build and the tests (docs/contributing.md states it).
 
-A snippet is a Python file under ``snippets/`` that runs on its own. A snippet that illustrates
-an error declares it in comment lines at the top of the file, before any code::
-
-    # raises: TypeError
-    # match: does not support item assignment
-
-``raises`` names the exception class: a builtin name (``TypeError``) or a dotted path
-(``jax.errors.TracerBoolConversionError``). The optional ``match`` is a regular expression that
-must be found (``re.search``) in the exception message. The snippet must raise exactly that class
-(not a subclass); a snippet without a declaration must raise nothing.
-
-A snippet that shows a deprecation on purpose declares the warning the same way::
-
-    # warns: DeprecationWarning
-    # warns-match: global_norm
-
-Any other ``DeprecationWarning`` or ``FutureWarning`` raised while a snippet runs, from JAX, Optax,
-NumPy or the project's own code, breaks the contract: the site never teaches a deprecated call
-without saying so.
-
-A snippet whose printed floats legitimately move between machines by more than the default
-tolerance (:data:`jaxbook.compare.DEFAULT`) declares its own, with the reason, on one line::
-
-    # tolerance: rtol=2e-3 -- float16 training: XLA's float16 code differs with AVX-512
-
-``rtol`` and ``atol`` (either or both, separated by a comma) apply to every floating-point number
-the snippet prints; integers and text are always compared exactly (:mod:`jaxbook.compare`).
-
-The ``.out`` file is what the CPU prints. A snippet that legitimately prints something else on a
-GPU or a TPU (the accelerator check, :mod:`jaxbook.accelerator`, runs it there) declares it, one
-line per platform, with the reason::
-
-    # platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation: the last digits move
-    # platform: gpu,tpu differs -- lists the machine's own devices
-
-A tolerance applies on that platform instead of the snippet's own. ``differs`` says the output is
-another one there: compared with the reviewed ``<name>.<platform>.out`` beside the ``.out`` once
-one is committed (``make accelerator ACCEPT=1`` writes it), and reported as a declared
-difference until then. The platforms are JAX's backend names: ``gpu`` (CUDA and ROCm) and ``tpu``.
-
-:func:`execute` runs a snippet and enforces the contract. It returns the trimmed traceback of a
-declared error (for display) or raises :class:`SnippetError` with a message that names the file.
+A snippet's first comment lines may declare the error it raises (``# raises:``, ``# match:``),
+a deprecation it shows (``# warns:``, ``# warns-match:``), a tolerance for its printed floats
+(``# tolerance: rtol=... -- reason``) and what differs on an accelerator (``# platform: gpu ...``).
+:func:`execute` runs a snippet and enforces the contract: it returns the trimmed traceback of a
+declared error, or raises :class:`SnippetError` with a message that names the file.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxbook import ROOT, pages
+from jaxbook import ROOT, layout, pages
 
 PRACTICE = ROOT / "practice"
 STATE = ".study"  # beside practice/: progress.json, backups/, the worker's logs (git ignores it)
@@ -96,7 +96,7 @@ def links(problem: Problem, root: Path) -> list[str]:
     page = problem.page.relative_to(root).with_suffix(".html").as_posix()
     base = os.environ.get("READTHEDOCS_CANONICAL_URL") or os.environ.get("JAXBOOK_BASE_URL")
     hosted = f"{base.rstrip('/')}/{page}" if base else f"<the book's address>/{page}"
-    return [f"page:   _build/html/{page} (after make html)", f"online: {hosted}"]
+    return [f"page:   {layout.HTML.as_posix()}/{page} (after make html)", f"online: {hosted}"]
 
 
 # --- progress ----------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def checked(folder: Path, practice: Path) -> dict:
     """Check ``folder``'s starter in this process (``make check``'s code) and describe the result:
     status, the import error, each requirement's state, the smallest failing examples, the verdict."""
     from jaxbook import check
-    from practice._check import SOLVED, report
+    from jaxbook.practice import SOLVED, report
 
     shown = (folder / "starter.py").relative_to(practice.parent).as_posix()
     code, summary, error = check.run(folder, "starter", practice)

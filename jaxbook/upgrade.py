@@ -24,14 +24,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jaxbook import book_root
+from jaxbook import book_root, layout
 from jaxbook.store import CellResult
 
 JAX_PIN = re.compile(r"^(jax|jaxlib)\s*(==[^\s#]*)?\s*(#.*)?$")
 
 
 def work_dir(root: Path) -> Path:
-    path = Path(os.environ.get("JAXBOOK_UPGRADE_DIR", root / "_build" / "upgrade"))
+    path = Path(os.environ.get("JAXBOOK_UPGRADE_DIR", root / layout.UPGRADE))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -59,7 +59,7 @@ def compile_lock(root: Path, source: Path, output: Path, upgrade: bool = False) 
     hashes from the index). ``make lock`` keeps the pins already in the lock (``upgrade`` False);
     ``make upgrade`` moves them. uv is the one ``tools/uv-requirements.txt`` pins and hashes,
     installed into ``_build/locker``: every lock is written by the same uv, whoever runs it."""
-    locker = root / "_build" / "locker"
+    locker = root / layout.LOCKER
     uv = locker / "bin" / "uv"
     if not uv.exists():
         subprocess.run([sys.executable, "-m", "venv", str(locker)], check=True)

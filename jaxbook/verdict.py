@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxbook import compare, outputs
+from jaxbook import compare, layout, outputs
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
@@ -71,12 +71,8 @@ def difference(
     )
 
 
-#: Where each snippet's inputs are remembered when its output last matched its ``.out`` file.
-MATCHED = Path("_build") / "matched"
-
-
 def _matched_path(name: str, root: Path) -> Path:
-    return root / MATCHED / Path(name).with_suffix(".json")
+    return root / layout.MATCHED / Path(name).with_suffix(".json")
 
 
 def snippet_inputs(name: str, inputs: dict[str, str], root: Path) -> dict[str, str]:
@@ -106,16 +102,16 @@ def changed_since_match(name: str, inputs: dict[str, str], root: Path) -> list[s
 
 
 def verdict(
-    cell: CellResult, root: Path, check_output: bool = True, inputs: dict[str, str] | None = None
+    cell: CellResult, root: Path, compare_output: bool = True, inputs: dict[str, str] | None = None
 ) -> Problem | None:
-    """``None`` when ``cell`` held its contract and (``check_output``) matches its ``.out`` file
+    """``None`` when ``cell`` held its contract and (``compare_output``) matches its ``.out`` file
     under its tolerance; else the :class:`Problem`. With the page's ``inputs`` (file hashes), a
     match is remembered, and a difference names the files that changed since the last match."""
     name = cell.snippet
     if cell.contract is not None:
         first = cell.contract.strip().splitlines()[0] if cell.contract.strip() else "broken contract"
         return Problem(name, "contract", first, cell.contract)
-    if not check_output:
+    if not compare_output:
         return None
     path = root / name
     expected = outputs.read_expected(path)

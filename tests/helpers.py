@@ -75,9 +75,10 @@ class Book:
         toctree = "\n".join(f"guide/{p}" for p in self.pages)
         (self.root / "index.md").write_text(f"# Test book\n\n```{{toctree}}\n{toctree}\n```\n")
 
-    def build(self, *extra: str) -> Build:
-        """Sphinx's strict build, as sphinx-build runs it (Read the Docs)."""
-        return self._run(strict_command(self.root, None, *extra))
+    def build(self, *extra: str, machinery: Path = ROOT) -> Build:
+        """Sphinx's strict build, as sphinx-build runs it (Read the Docs), with the ``jaxbook``
+        package found in ``machinery``."""
+        return self._run(strict_command(self.root, None, *extra), machinery)
 
     def make_html(self) -> Build:
         """``make html``'s build (:func:`jaxbook.build.strict_build`): the store filled first,
@@ -85,8 +86,8 @@ class Book:
         code = "import sys; from pathlib import Path; from jaxbook.build import strict_build; "
         return self._run([sys.executable, "-c", code + "sys.exit(strict_build(Path.cwd()))"])
 
-    def _run(self, command: list[str]) -> Build:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+    def _run(self, command: list[str], machinery: Path = ROOT) -> Build:
+        env = dict(os.environ, PYTHONPATH=str(machinery))
         result = subprocess.run(
             command,
             cwd=self.root,

@@ -50,7 +50,7 @@ def template(tmp_path_factory):
     git(root, "init", "-q")
     git(root, "add", ".")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "book")
-    checked = make(root, "CHECK=1")
+    checked = make(root, "COMPARE=1")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     return root
 
@@ -63,17 +63,17 @@ def book(template, tmp_path):
     return root
 
 
-def test_check_prints_one_line_when_everything_matches(book):
-    result = make(book, "CHECK=1")
+def test_compare_prints_one_line_when_everything_matches(book):
+    result = make(book, "COMPARE=1")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "all 4 snippet(s) of 2 page(s) hold their contract and match their .out files"
     ]
 
 
-def test_check_reports_each_difference_in_one_line_and_writes_nothing(book):
+def test_compare_reports_each_difference_in_one_line_and_writes_nothing(book):
     (book / "snippets/alpha/one.out").write_text("one: 9\n")
-    result = make(book, "CHECK=1")
+    result = make(book, "COMPARE=1")
     assert result.returncode != 0
     lines = result.stdout.splitlines()
     assert len(lines) == 2, lines

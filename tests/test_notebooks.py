@@ -293,7 +293,7 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         checks = [
             i
             for i, c in enumerate(reader.cells)
-            if role(c) == "check" and c.source.startswith("from practice._check import check")
+            if role(c) == "check" and c.source.startswith("from jaxbook.practice import check")
         ]
         assert checks == [len(reader.cells) - 1], "the check must be the last cell"
         text, _, total = verdict(reader.cells[-1])
@@ -459,7 +459,7 @@ def test_notebook_structure(page):
         )
         for test in problem.glob("test_*.py"):
             assert f"{test.relative_to(ROOT).as_posix()}" in written
-        assert "practice/_check.py" in written
+        assert "jaxbook/practice.py" in written
         assert not any("make check PROBLEM" in c.source for c in notebook.cells), "no clone needed"
         assert code_cells[-1].source.endswith(
             f'check("{problem.name}.py", "{problem.relative_to(ROOT).as_posix()}")'
@@ -553,7 +553,7 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     import sys
 
     problem = ROOT / "practice" / "arrays" / "masked_mean"
-    files = [ROOT / "practice" / "_check.py", problem / "starter.py"]
+    files = [ROOT / "jaxbook" / "practice.py", problem / "starter.py"]
     for test in problem.glob("test_*.py"):
         files += project_dependencies(test, ROOT)
     for file in dict.fromkeys(files):
@@ -565,7 +565,7 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
         (tmp_path / magic.removeprefix("%%writefile ")).write_text(text + "\n", encoding="utf-8")
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
     code = (
-        "from practice._check import check; check('practice/arrays/masked_mean/starter.py', "
+        "from jaxbook.practice import check; check('practice/arrays/masked_mean/starter.py', "
         "'practice/arrays/masked_mean')"
     )
     notebook = subprocess.run(

@@ -4,7 +4,6 @@ deprecation part of the contract (jaxbook.snippet), in-process."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import textwrap
 import warnings
@@ -332,44 +331,43 @@ def test_upgrade_pins_jax_and_jaxlib_only():
     assert pin(text, None) == "# deps\njax\njaxlib\noptax\njaxtyping==1.0\n"
 
 
-def test_make_lock_and_make_upgrade_resolve_with_the_same_pinned_uv(tmp_path, monkeypatch):
-    """One command line for both (jaxbook.upgrade.compile_lock); only make upgrade moves pins."""
-    from jaxbook import upgrade
+#: A stand-in for uv: ``pip compile`` writes a lock that keeps the pins unless ``--upgrade``, with
+#: hashes only under ``--generate-hashes``, and says which uv wrote it.
+FAKE_UV = """#!/bin/sh
+[ "$1 $2" = "pip compile" ] || exit 2
+pins=kept; hashes=no
+for arg; do case "$arg" in --upgrade) pins=moved;; --generate-hashes) hashes=yes;; esac; done
+while [ "$1" != "-o" ]; do shift; done
+printf 'uv=%s pins=%s hashes=%s\\n' "$0" "$pins" "$hashes" > "$2"
+"""
 
-    (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / "uv-requirements.txt").write_text("uv==0.0.0 --hash=sha256:00\n")
-    calls = []
 
-    def run(command, **kwargs):
-        calls.append([str(c) for c in command])
-        if command[-2:] == ["-r", str(tmp_path / "tools" / "uv-requirements.txt")]:
-            (tmp_path / "_build" / "locker" / "bin").mkdir(parents=True, exist_ok=True)
-            (tmp_path / "_build" / "locker" / "bin" / "uv").touch()
-        return subprocess.CompletedProcess(command, 0)
+def test_make_lock_keeps_pins_and_make_upgrade_moves_them_with_one_pinned_uv(tmp_path, monkeypatch):
+    """Both write the hashed lock with the uv that tools/uv-requirements.txt pins, installed once."""
+    from jaxbook import layout, upgrade
+
+    real_run, installs = subprocess.run, []
+
+    def run(command, **kwargs):  # no index here: the pinned install writes the stand-in uv
+        if "install" in command or "venv" in command:
+            installs.append(command)
+            uv = tmp_path / layout.LOCKER / "bin" / "uv"
+            uv.parent.mkdir(parents=True, exist_ok=True)
+            uv.write_text(FAKE_UV)
+            uv.chmod(0o755)
+            return subprocess.CompletedProcess(command, 0)
+        return real_run(command, **kwargs)
 
     monkeypatch.setattr(upgrade.subprocess, "run", run)
+    uv = (tmp_path / layout.LOCKER / "bin" / "uv").as_posix()
+    lock = tmp_path / "requirements.lock"
     upgrade.compile_lock(tmp_path, Path("requirements.in"), Path("requirements.lock"))
+    assert lock.read_text() == f"uv={uv} pins=kept hashes=yes\n"
     upgrade.compile_lock(tmp_path, Path("requirements.in"), Path("requirements.lock"), upgrade=True)
-    uv = str(tmp_path / "_build" / "locker" / "bin" / "uv")
-    compiles = [c for c in calls if c[0] == uv]
-    assert compiles == [
-        [uv, "pip", "compile", "--quiet", "--generate-hashes", "-o", "requirements.lock", "requirements.in"],
-        [
-            uv,
-            "pip",
-            "compile",
-            "--quiet",
-            "--generate-hashes",
-            "--upgrade",
-            "-o",
-            "requirements.lock",
-            "requirements.in",
-        ],
-    ]
-    installs = [c for c in calls if "install" in c]
-    assert len(installs) == 1 and installs[0][-1].endswith("tools/uv-requirements.txt")  # once, pinned
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^lock:.*\n\t\$\(PY\) -m jaxbook.upgrade compile$", makefile, re.M)
+    assert lock.read_text() == f"uv={uv} pins=moved hashes=yes\n"
+    assert [c[-1] for c in installs if "install" in c] == [str(tmp_path / "tools" / "uv-requirements.txt")]
+    dry_run = subprocess.run(["make", "-n", "lock", "VENV="], cwd=ROOT, capture_output=True, text=True)
+    assert "-m jaxbook.upgrade compile" in dry_run.stdout, dry_run.stdout + dry_run.stderr
 
 
 def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
@@ -405,13 +403,3 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
     assert "snippets/demo/stops.py: stops raising KeyError" in summary
     assert "snippets/demo/warns.py: warns DeprecationWarning: gone soon" in summary
     assert "snippets/demo/same.py" not in summary
-
-
-def test_every_expected_output_has_its_snippet():
-    """An expected output whose snippet was deleted or renamed is stale: delete it with the file."""
-    stale = [
-        path.relative_to(ROOT).as_posix()
-        for path in (ROOT / "snippets").rglob("*.out")
-        if not outputs.snippet_of(path)[0].is_file()
-    ]
-    assert not stale, f"expected outputs without a snippet (delete them): {stale}"

@@ -20,8 +20,7 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT
-from practice._check import requirements
-from practice.conftest import breaks, caught_by, patched_solution
+from jaxbook.practice import breaks, caught_by, patched_solution, requirements
 from tests import verdicts
 
 PRACTICE = ROOT / "practice"

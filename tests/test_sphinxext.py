@@ -1,9 +1,9 @@
-"""The one use of MyST-NB's internals (jaxbook.sphinxext.install_client): its assumptions hold for
-the installed MyST-NB, and a MyST-NB that breaks one of them fails the build with a clear error
-instead of executing the pages itself."""
+"""The one use of MyST-NB's internals (jaxbook/sphinxext/mystnb.py): pages with snippet cells get
+their outputs from the store, with the installed MyST-NB and with its main branch's signature."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import types
 
@@ -13,78 +13,57 @@ import pytest
 from myst_nb.core.config import NbParserConfig
 from myst_nb.core.execute import NotebookClientBase
 
-from jaxbook import sphinxext
+from jaxbook.sphinxext import mystnb
+from tests.fixtures import myst_nb_main
+
+pytestmark = pytest.mark.inputs()
+CONFIG, LOGGER = NbParserConfig(execution_mode="off"), logging.getLogger("test")
 
 
-def test_the_installed_myst_nb_works_as_install_client_assumes():
-    sphinxext.check_myst_nb(myst_nb.sphinx_, NotebookClientBase)
+def notebook(metadata):
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("", metadata=metadata)])
 
 
-def fake_module(**changes) -> types.SimpleNamespace:
-    """``myst_nb.sphinx_`` as far as check_myst_nb reads it, with ``changes``."""
-    return types.SimpleNamespace(
-        __name__="myst_nb.sphinx_",
-        **{"create_client": myst_nb.sphinx_.create_client, "Parser": myst_nb.sphinx_.Parser, **changes},
-    )
-
-
-class Parser:
-    def parse(self, inputstring, document):
-        return open_client(inputstring)  # not the module's create_client
-
-
-def open_client(*args):
-    return args
-
-
-class Client(NotebookClientBase):
-    def __enter__(self):
-        return self  # does not call start_client
-
-
-@pytest.mark.parametrize(
-    ("module", "client_base", "message"),
-    [
-        (fake_module(create_client=None), NotebookClientBase, "has no function create_client"),
-        (fake_module(create_client=lambda notebook, path, config, logger: None), NotebookClientBase, "takes"),
-        (fake_module(Parser=Parser), NotebookClientBase, "Parser.parse no longer opens its client"),
-        (fake_module(), Client, "Client.__enter__ no longer calls start_client"),
-    ],
-    ids=["no create_client", "other parameters", "parse opens another client", "enter skips start_client"],
-)
-def test_a_myst_nb_that_changed_fails_with_what_changed(module, client_base, message):
-    with pytest.raises(RuntimeError, match="MyST-NB changed: .*" + message.replace(".", r"\.")):
-        sphinxext.check_myst_nb(module, client_base)
-
-
-def test_pages_with_loaded_cells_get_the_store_client_and_others_myst_nbs_own(monkeypatch):
+def test_the_installed_myst_nb_gives_pages_with_snippets_the_store_client(monkeypatch):
     monkeypatch.setattr(myst_nb.sphinx_, "create_client", myst_nb.sphinx_.create_client)  # restored after
-    sphinxext.install_client()
-    sphinxext.install_client()  # idempotent: wraps once
+    mystnb.install_client()
+    mystnb.install_client()  # idempotent: wraps once
     create_client = myst_nb.sphinx_.create_client
-    assert create_client.jaxbook
-
-    def notebook(metadata):
-        return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("", metadata=metadata)])
-
-    config, logger = NbParserConfig(execution_mode="off"), logging.getLogger("test")
-    loaded = create_client(notebook({"load": "../snippets/a.py"}), "guide/a.md", config, logger)
+    loaded = create_client(notebook({"load": "../snippets/a.py"}), "guide/a.md", CONFIG, LOGGER)
     assert type(loaded).__name__ == "StoreClient" and isinstance(loaded, NotebookClientBase)
-    plain = create_client(notebook({}), "guide/a.md", config, logger)
+    plain = create_client(notebook({}), "guide/a.md", CONFIG, LOGGER)
     assert type(plain).__name__ != "StoreClient"
 
 
-@pytest.mark.inputs()
-def test_the_build_renders_every_page_again_when_the_store_executes_them_again(monkeypatch):
-    """The store's environment is a configuration value that rebuilds Sphinx's environment: a new
-    lock, JAX setting or processor executes every page again (tests/test_store.py) and renders
-    it again (tests/test_rebuild.py), instead of leaving the last build's outputs published."""
-    from unittest import mock
+def test_myst_nb_main_branch_calls_are_forwarded_whole():
+    """MyST-NB's main branch passes ``kernel_manager_class=`` to ``create_client``."""
+    module = importlib.reload(myst_nb_main)
+    mystnb.install_client(module)
+    loaded = module.parse(notebook({"load": "../snippets/a.py"}), "guide/a.md", CONFIG, LOGGER, {}, object)
+    assert type(loaded).__name__ == "StoreClient" and module.calls == []
+    assert module.parse(notebook({}), "guide/a.md", CONFIG, LOGGER, {"x": 1}, object) == "myst-nb's client"
+    assert module.calls == [{"read_fmt": {"x": 1}, "kernel_manager_class": object}]
 
-    from jaxbook import store
 
-    app = mock.MagicMock(verbosity=1)
-    monkeypatch.setattr(sphinxext, "quiet_libraries", lambda: None)
-    sphinxext.setup(app)
-    declared = {c.args[0]: c.args[1:] for c in app.add_config_value.call_args_list}
-    assert declared["jaxbook_environment"] == (store.environment(), "env")
+@pytest.mark.parametrize(
+    ("create_client", "message"),
+    [(None, "has no function create_client"), (lambda notebook, path, config, logger: None, "begin")],
+    ids=["no create_client", "other parameters"],
+)
+def test_a_myst_nb_that_moved_create_client_fails_with_what_changed(create_client, message):
+    module = types.SimpleNamespace(__name__="myst_nb.sphinx_", create_client=create_client)
+    with pytest.raises(RuntimeError, match=f"MyST-NB changed: .*{message}"):
+        mystnb.install_client(module)
+
+
+def test_a_page_rendered_without_the_store_client_fails_the_build():
+    """A MyST-NB that opens another client would execute the pages itself: the build stops."""
+    from docutils import nodes
+
+    doctree = nodes.document(None, None)
+    doctree += nodes.container(nb_element="cell_code", cell_metadata={"load": "../snippets/a.py"})
+    app = types.SimpleNamespace(env=types.SimpleNamespace(docname="guide/never-filled"))
+    with pytest.raises(Exception, match="MyST-NB changed: Parser.parse no longer opens its client"):
+        mystnb.on_doctree_read(app, doctree)
+    mystnb._filled.add("guide/never-filled")
+    mystnb.on_doctree_read(app, doctree)

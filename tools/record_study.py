@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from jaxbook import ROOT, study  # noqa: E402
-from practice.conftest import patched_solution  # noqa: E402
+from jaxbook.practice import patched_solution  # noqa: E402
 from tests.test_study import ANSI, NONE_PASS, Terminal, practice_copy  # noqa: E402
 
 OUT = ROOT / "practice" / "make_practice.svg"

@@ -1,0 +1,265 @@
+"""Run a practice problem's tests and report one line per test and a verdict.
+
+Shared by ``make check`` (:mod:`jaxbook.check`), the problems' ``conftest.py`` and the
+self-checking notebook of every problem, which carries this file along: it needs only pytest and
+the standard library. A problem's ``wrong/<mistake>.diff`` is ``solution.py``'s smallest wrong
+change, below two header lines: the mistake, then ``Breaks: 2, 5. Caught by: test_a, test_b``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import linecache
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SOLVED = "solved: every test passes"
+NOT_YET = "not yet"
+ERROR = "ERROR: the tests did not run (see above)"
+_loads = itertools.count()
+#: The words that end the paragraph before a statement's numbered requirements, on its page.
+REQUIREMENTS_INTRO = "check each requirement below"
+#: How a test names the requirements it checks: ``@pytest.mark.requirement(2, 5)``.
+REQUIREMENT_MARKER = "requirement(*numbers): the statement's requirements this test checks"
+#: Hypothesis's examples per property: ``small`` for a learner (a failure shrunk to its smallest
+#: example), ``catch`` the same without shrinking (proving each wrong solution fails), ``large``
+#: for ``make test``.
+PROFILES = {"small": 12, "catch": 12, "large": 60}
+
+
+def requirements(page: Path) -> dict[int, str]:
+    """The numbered requirements on a statement page, {number: sentence}: the ordered list right
+    after the paragraph holding REQUIREMENTS_INTRO (items may wrap onto indented lines)."""
+    text = page.read_text(encoding="utf-8")
+    start = text.find(REQUIREMENTS_INTRO)
+    if start < 0:
+        return {}
+    found: dict[int, str] = {}
+    for line in text[start:].split("\n\n", 1)[-1].splitlines():
+        item = re.match(r"^(\d+)\. (.*)$", line)
+        if item:
+            found[int(item[1])] = item[2].strip()
+        elif found and line.startswith("   ") and line.strip():
+            found[list(found)[-1]] += " " + line.strip()
+        else:
+            break
+    return found
+
+
+def counterexample(longrepr: str) -> str:
+    """Hypothesis's smallest failing example in a failure's report, or "" for other failures."""
+    lines = [re.sub(r"^E {1,3}", "", line) for line in longrepr.splitlines()]
+    starts = [
+        i for i, line in enumerate(lines) if re.match(r"(Failing test case|Falsifying .*example):", line)
+    ]
+    if not starts:
+        return ""
+    shown = lines[starts[-1] :]
+    ends = [i for i, line in enumerate(shown) if line.rstrip() == ")"]
+    return "\n".join(shown[: ends[0] + 1] if ends else shown[:1])
+
+
+def use_profiles(name: str) -> None:
+    """Register PROFILES with Hypothesis (when installed) and load ``name``: deterministic, no
+    deadline (a first call compiles), no database, no explain phase (it reruns a JAX compile)."""
+    try:
+        from hypothesis import HealthCheck, Phase, settings
+    except ImportError:  # a problem without properties runs without Hypothesis
+        return
+    for profile, examples in PROFILES.items():
+        skipped = {Phase.explain, Phase.shrink} if profile == "catch" else {Phase.explain}
+        settings.register_profile(
+            profile,
+            max_examples=examples,
+            derandomize=True,
+            deadline=None,
+            phases=[phase for phase in Phase if phase not in skipped],
+            database=None,
+            # ``impl`` is function-scoped but the same imported module for every example
+            suppress_health_check=[
+                HealthCheck.too_slow,
+                HealthCheck.data_too_large,
+                HealthCheck.function_scoped_fixture,
+                HealthCheck.differing_executors,
+            ],
+        )
+    settings.load_profile(name)
+
+
+# -- loading a solution, a starter or a wrong solution ---------------------------------------------
+
+
+def patched_solution(diff: Path) -> str:
+    """``solution.py`` beside ``diff``'s folder with ``diff`` applied by ``git apply``, which
+    refuses a patch whose context no longer matches (the error names the patch)."""
+    solution = diff.parent.parent / "solution.py"
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "solution.py"
+        copy.write_bytes(solution.read_bytes())
+        command = ["git", "apply", "--whitespace=nowarn", str(diff.resolve())]
+        done = subprocess.run(command, cwd=scratch, capture_output=True, text=True)
+        if done.returncode:
+            raise pytest.UsageError(
+                f"{diff}: the patch no longer applies to {solution} (edit the patch to the "
+                f"solution's new text):\n{done.stderr.strip()}"
+            )
+        return copy.read_text(encoding="utf-8")
+
+
+def module_name(folder: Path, which: str) -> str:
+    """The name under which :func:`load_impl` caches ``folder/<which>``'s module."""
+    return f"practice_{folder.name}_{which.replace('/', '_')}"
+
+
+def forget(folder: Path, which: str) -> None:
+    """Drop ``folder/<which>``'s cached module: the next :func:`load_impl` imports the file again."""
+    sys.modules.pop(module_name(folder, which), None)
+
+
+def load_impl(folder: Path, which: str):
+    """Import ``folder/<which>.py`` (``solution``, ``starter``, or ``wrong/<mistake>``: the patched
+    solution, named so in tracebacks) under a unique name; a module that fails is not cached."""
+    wrong = which.startswith("wrong/")
+    path = folder / (f"{which}.diff" if wrong else f"{which}.py")
+    if not path.is_file():
+        raise pytest.UsageError(f"--impl={which}: no file {path}")
+    name = module_name(folder, which)
+    if name in sys.modules:
+        return sys.modules[name]
+    if wrong:  # tracebacks and inspect show the patched text, under the name wrong/<mistake>.py
+        filename, source = str(folder / f"{which}.py"), patched_solution(path)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        spec = importlib.util.spec_from_loader(name, loader=None, origin=filename)
+    else:
+        spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        if wrong:
+            module.__file__ = filename
+            exec(compile(source, filename, "exec"), module.__dict__)
+        else:
+            spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def header(path: Path) -> str:
+    """A wrong solution's header: the text of ``wrong/<mistake>.diff`` before its patch."""
+    text = path.read_text(encoding="utf-8")
+    return text[: text.find("\n--- ") + 1] if "\n--- " in text else text
+
+
+def caught_by(path: Path) -> tuple[str, list[str]]:
+    """A wrong solution's mistake (its first line) and the tests named after ``Caught by:``."""
+    doc = header(path)
+    match = re.search(r"Caught by:(.+(?:\n[ \t]+.+)*)", doc)
+    return doc.split("\n", 1)[0].strip(), re.findall(r"\w+", match[1]) if match else []
+
+
+def breaks(path: Path) -> list[int]:
+    """The requirement numbers after a wrong solution's ``Breaks:``."""
+    match = re.search(r"^Breaks:([^.\n]+)", header(path), re.MULTILINE)
+    return [int(n) for n in re.findall(r"\d+", match[1])] if match else []
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+
+class Summary:
+    """A pytest plugin that records the outcome of every test: passed, failed or error (set-up)."""
+
+    def __init__(self, page: Path | None = None):
+        """``page``: the statement page, whose requirement sentences a failure then shows."""
+        self.outcomes = {}
+        self.collect_errors = []
+        self.checks = {}  # test name -> the requirement numbers it names
+        self.examples = {}  # test name -> Hypothesis's smallest failing example
+        self.requirements = requirements(page) if page and page.is_file() else {}
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", REQUIREMENT_MARKER)
+
+    def pytest_itemcollected(self, item):
+        numbers = [n for mark in item.iter_markers("requirement") for n in mark.args]
+        self.checks[item.nodeid.split("::", 1)[-1]] = sorted(set(numbers))
+
+    def pytest_runtest_logreport(self, report):
+        name = report.nodeid.split("::", 1)[-1]
+        if report.failed and report.when != "call":
+            self.outcomes[name] = "error"
+        elif report.when == "call" or report.outcome != "passed":
+            self.outcomes.setdefault(name, report.outcome)
+        if report.failed and report.when == "call":
+            self.examples[name] = counterexample(str(report.longrepr))
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(report.nodeid)
+
+
+LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
+
+
+def report(summary: Summary, exit_code: int, label: str) -> str:
+    """Print ``label``, a PASS/FAIL/ERROR line per test (ERROR: it could not be set up) and the
+    verdict; return the verdict."""
+    print(f"\n{label}")
+    for name in summary.collect_errors:
+        print(f"  ERROR  {name}: the tests could not be collected (see above)")
+    for test, outcome in summary.outcomes.items():
+        print(f"  {LABELS.get(outcome, outcome.upper()):5}  {test}")
+        if outcome == "passed":
+            continue
+        for number in summary.checks.get(test, []):
+            sentence = summary.requirements.get(number)
+            print(f"         requirement {number}" + (f": {sentence}" if sentence else ""))
+        if summary.examples.get(test):
+            print(textwrap.indent(summary.examples[test], " " * 9))
+    total = len(summary.outcomes)
+    passed = sum(outcome == "passed" for outcome in summary.outcomes.values())
+    errors = sum(outcome == "error" for outcome in summary.outcomes.values())
+    if summary.collect_errors or total == 0:
+        verdict = ERROR
+    elif exit_code == 0 and passed == total:
+        verdict = SOLVED
+    else:
+        verdict = NOT_YET + (f" ({errors} could not be set up: ERROR)" if errors else "")
+    print(f"{passed}/{total} tests pass: {verdict}")
+    return verdict
+
+
+class Attempt:
+    """A pytest plugin giving the tests' ``impl`` fixture: the module in ``path``, freshly loaded."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @pytest.fixture
+    def impl(self):
+        spec = importlib.util.spec_from_file_location(f"attempt_{self.path.stem}_{next(_loads)}", self.path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+
+def check(attempt: str, tests: str) -> None:
+    """Run the tests in the folder ``tests`` against the file ``attempt`` (the notebook's check)."""
+    folder = Path(tests)
+    ini = folder / "pytest.ini"  # so that no configuration found above this folder applies
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    use_profiles("small")
+    summary = Summary(folder.parent / f"{folder.name}.md")  # the statement, written beside the tests
+    args = [str(folder), "-c", str(ini), "--rootdir", str(folder), "-q", "--tb=short"]
+    args += ["--import-mode=importlib", "-p", "no:cacheprovider"]
+    code = pytest.main(args, plugins=[summary, Attempt(Path(attempt).resolve())])
+    report(summary, int(code), attempt)

@@ -1,0 +1,49 @@
+"""The book's Sphinx extension: snippet cells that cannot lie, as small single-purpose extensions.
+
+- :mod:`.cells`    -- every code cell loads a valid snippet; the snippet's files become the page's dependencies.
+- :mod:`.mystnb`   -- MyST-NB takes each page's outputs from the execution store (the one seam with its internals).
+- :mod:`.problems` -- each cell's verdict at its line, the build's list of problems, the report files.
+- :mod:`.stamp`    -- each cell captioned with its snippet file, each page with the environment of its outputs.
+- :mod:`.quiet`    -- other extensions' routine lines kept off the terminal; compiled templates kept.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jaxbook import machinery_version, store
+
+PARTS = ("cells", "mystnb", "problems", "stamp", "quiet")
+
+
+def on_config_inited(app, config) -> None:
+    """Make the Sphinx source folder the book's root (:func:`jaxbook.book_root`)."""
+    os.environ["JAXBOOK_ROOT"] = str(Path(app.srcdir).resolve())
+
+
+def on_env_updated(app, env) -> list[str]:
+    """In a preview (``make page``), read a page again only when it changed: Sphinx would read on
+    every build each page whose toctree names a page left out of the preview."""
+    if app.config.jaxbook_preview:
+        env.reread_always.clear()
+    return []
+
+
+def setup(app):
+    # When the store's environment changes, every page is executed again and must be rendered again.
+    app.add_config_value("jaxbook_environment", store.environment(), "env")
+    app.add_config_value("jaxbook_expected_outputs", True, "env")
+    app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
+    app.connect("config-inited", on_config_inited, priority=100)
+    app.connect("env-updated", on_env_updated)
+    for part in PARTS:
+        app.setup_extension(f"{__name__}.{part}")
+    app.add_css_file("jaxbook.css")
+    app.add_js_file("search-summary.js")
+    return {
+        "version": "1",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": machinery_version(),  # an edit to jaxbook/ reads every page again
+    }

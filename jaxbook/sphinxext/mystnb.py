@@ -1,0 +1,159 @@
+"""MyST-NB takes each page's outputs from the execution store, executing the page only when the
+store has no result for it: the one seam with MyST-NB's internals.
+
+``myst_nb.sphinx_.Parser.parse`` opens ``create_client(notebook, source, nb_config, logger, ...)``
+(a name of that module) and renders the outputs the client leaves in the notebook.
+:func:`install_client` wraps that function, forwarding whatever else MyST-NB passes (its main
+branch adds ``kernel_manager_class=``); a page with snippet cells that MyST-NB renders without
+asking the wrapper fails the build (:func:`on_doctree_read`) instead of publishing outputs
+MyST-NB executed itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import platform
+import time
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+from jaxbook import book_root, pages
+from jaxbook.sphinxext.problems import CellProblem, report
+
+logger = logging.getLogger(__name__)
+
+#: What the book's kernel (IPython's) says of its language, as a notebook's metadata keeps it.
+LANGUAGE_INFO = {
+    "name": "python",
+    "pygments_lexer": "ipython3",
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "nbconvert_exporter": "python",
+}
+#: The leading parameters of MyST-NB's ``create_client`` that the wrapper reads.
+CREATE_CLIENT_PARAMETERS = ("notebook", "source", "nb_config", "logger")
+CHANGED = (
+    "MyST-NB changed: {}; jaxbook/sphinxext/mystnb.py relies on it to give the pages their "
+    "outputs from the execution store (review it, and docs/upstream.md)"
+)
+
+_app = None  # this process's Sphinx application (parallel workers are forks)
+_executor = None
+_filled: set[str] = set()  # the pages whose outputs this process took from the store
+
+
+def executor():
+    """This process's executor: a kernel started on first need, kept for the next pages."""
+    global _executor
+    if _executor is None:
+        import atexit
+
+        from jaxbook.execute import Executor
+
+        _executor = Executor(book_root())
+        atexit.register(_executor.close)
+    return _executor
+
+
+def has_snippets(notebook) -> bool:
+    return any(cell.get("metadata", {}).get("load") for cell in notebook.cells)
+
+
+def install_client(module=None) -> None:
+    """Wrap ``module.create_client`` (``myst_nb.sphinx_``'s) so that a page with snippet cells gets
+    a client filled from the store (idempotent); raise RuntimeError if its parameters moved."""
+    from myst_nb.core.execute import NotebookClientBase
+
+    if module is None:
+        import myst_nb.sphinx_ as module
+    original = getattr(module, "create_client", None)
+    if getattr(original, "jaxbook", False):
+        return
+    if not callable(original):
+        raise RuntimeError(CHANGED.format(f"{module.__name__} has no function create_client"))
+    leading = tuple(inspect.signature(original).parameters)[: len(CREATE_CLIENT_PARAMETERS)]
+    if leading != CREATE_CLIENT_PARAMETERS:
+        raise RuntimeError(
+            CHANGED.format(f"create_client's parameters begin {leading}, not {CREATE_CLIENT_PARAMETERS}")
+        )
+
+    class StoreClient(NotebookClientBase):
+        def start_client(self):
+            fill_outputs(self)
+
+    def create_client(notebook, source, nb_config, logger, *args, **kwargs):
+        if has_snippets(notebook):
+            return StoreClient(notebook, Path(source), nb_config, logger)
+        return original(notebook, source, nb_config, logger, *args, **kwargs)
+
+    create_client.jaxbook = True
+    module.create_client = create_client
+
+
+def fill_outputs(client) -> None:
+    """Give the client's notebook its outputs from the store, and report each cell's problems."""
+    from nbformat import from_dict
+
+    from jaxbook import verdict
+    from jaxbook.execute import executed_line
+
+    docname, root = _app.env.docname, book_root()
+    _filled.add(docname)
+    page = client.path.resolve()
+    start = time.perf_counter()
+    try:
+        result = executor().page(page)
+    except Exception as exc:  # noqa: BLE001 - the kernel died or could not start: report it here
+        message = f"the page could not be executed: {exc}"
+        report(_app, docname, [CellProblem(1, verdict.Problem(None, "execution", message, message))])
+        return
+    # What a kernel's reply would have told MyST-NB: the cells' language, for their lexer.
+    client.notebook.metadata["language_info"] = LANGUAGE_INFO | {"version": platform.python_version()}
+    found, count = [], 0
+    for index, cell in enumerate(client.notebook.cells):
+        load = cell.get("metadata", {}).get("load")
+        if cell.get("cell_type") != "code" or not load:
+            continue
+        outcome = result.cell(pages.loaded(page, load).relative_to(root).as_posix())
+        count += 1
+        cell.outputs = [from_dict(output) for output in outcome.outputs]
+        cell.execution_count = count
+        problem = verdict.verdict(
+            outcome, root, compare_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
+        )
+        if problem is not None:
+            found.append(CellProblem(client.cell_line(index), problem))
+    if result.page in executor().executed:
+        logger.info(executed_line(result))
+    report(_app, docname, found)
+    client.exec_metadata = {
+        "mtime": time.time(),
+        "runtime": result.seconds or time.perf_counter() - start,
+        "method": "jaxbook store",
+        "succeeded": not found,
+        "error": None,
+        "traceback": None,
+    }
+
+
+def on_doctree_read(app, doctree) -> None:
+    """Fail the build if MyST-NB rendered this page's snippet cells without the store's outputs."""
+    loaded = (n.get("cell_metadata", {}).get("load") for n in doctree.findall(nodes.container))
+    if any(loaded) and app.env.docname not in _filled:
+        raise ExtensionError(CHANGED.format("Parser.parse no longer opens its client with create_client"))
+
+
+def on_config_inited(app, config) -> None:
+    global _app
+    _app = app
+    install_client()
+
+
+def setup(app):
+    app.connect("config-inited", on_config_inited)
+    app.connect("doctree-read", on_doctree_read)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,110 @@
+"""The build's problems: each at its page's line, the page read again by the next build, all of
+them listed at the end with the command that fixes or accepts each, and the details of each
+failing page in ``reports/<page>.txt`` beside the site, never in it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sphinx.util import logging
+
+from jaxbook import book_root, layout
+from jaxbook.files import write_atomic
+from jaxbook.snippet import display_path
+from jaxbook.verdict import Problem, helper_commands
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """A problem at ``line`` of a page: of its source (kind ``source``) or of a cell's result."""
+
+    line: int
+    problem: Problem
+
+
+def problems(env) -> dict[str, list[CellProblem]]:
+    """Each page's problems, as Sphinx's environment keeps them between builds."""
+    if not hasattr(env, "jaxbook_problems"):
+        env.jaxbook_problems = {}
+    return env.jaxbook_problems
+
+
+def source_problem(env, docname: str, message: str, line: int) -> None:
+    """Report a problem of the page's source (the fix may be in a snippet the page could not depend on)."""
+    logger.error(message, location=(docname, line))
+    problems(env).setdefault(docname, []).append(CellProblem(line, Problem(None, "source", message, "")))
+
+
+def report(app, docname: str, found: list[CellProblem]) -> None:
+    """The results' problems of a page: one warning each at its line, the details in its report file."""
+    kept = [p for p in problems(app.env).get(docname, []) if p.problem.kind == "source"]
+    problems(app.env)[docname] = kept + [replace(p, problem=replace(p.problem, details="")) for p in found]
+    path = Path(app.outdir).parent / layout.REPORTS / f"{docname}.txt"
+    if not found:
+        path.unlink(missing_ok=True)
+        return
+    for p in found:
+        logger.warning(p.problem.summary, location=(docname, p.line), type="jaxbook", subtype=p.problem.kind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    details = (f"{app.env.doc2path(docname)}:{p.line}\n{p.problem.details}" for p in found)
+    path.write_text("\n\n".join(details) + "\n", encoding="utf-8")
+
+
+def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
+    """Read again the pages whose last reading found a problem: a failure is never cached."""
+    return [d for d, found in problems(env).items() if found and d in env.found_docs]
+
+
+def on_env_merge_info(app, env, docnames, other) -> None:
+    """Parallel read: bring the workers' problems into the main environment."""
+    theirs = problems(other)
+    problems(env).update({d: theirs[d] for d in docnames if d in theirs})
+
+
+def on_env_purge_doc(app, env, docname) -> None:
+    problems(env).pop(docname, None)
+
+
+def on_build_finished(app, exception) -> None:
+    """List every problem, one line each, with the command that fixes or accepts it, and keep the
+    snippets whose outputs to accept for ``make outputs FAILED=1``."""
+    found = [(d, p) for d, ps in sorted(problems(app.env).items()) for p in ps]
+    build = Path(app.outdir).parent
+    outputs_to_accept = sorted(
+        {p.problem.snippet for _, p in found if p.problem.kind in ("differs", "missing")}
+    )
+    build.mkdir(parents=True, exist_ok=True)
+    write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
+    if not found:
+        return
+    others = getattr(app, "_warncount", len(found)) - len(found)  # Sphinx's own count
+    logger.info("")
+    logger.info(
+        f"{len(found)} problem(s) with the book's cells"
+        + (f", and {others} other warning(s) above" if others > 0 else "")
+        + ":",
+        color="red",
+    )
+    for docname, p in found:
+        logger.info(f"  {app.env.doc2path(docname, False)}:{p.line}: {p.problem.summary}")
+    for command in helper_commands([p.problem for _, p in found], book_root()):
+        logger.info(f"  {command}")
+    if len(outputs_to_accept) > 1:
+        logger.info(f"  to accept all {len(outputs_to_accept)} outputs listed above: `make outputs FAILED=1`")
+    if outputs_to_accept:
+        logger.info("  then review: git status, git diff (make outputs prints what it wrote)")
+    reports = sorted({docname for docname, _ in found})
+    where = ", ".join(display_path(build / layout.REPORTS / f"{d}.txt") for d in reports)
+    logger.info(f"  diffs and tracebacks: {where}")
+
+
+def setup(app):
+    app.connect("env-get-outdated", on_env_get_outdated)
+    app.connect("env-merge-info", on_env_merge_info)
+    app.connect("env-purge-doc", on_env_purge_doc)
+    app.connect("build-finished", on_build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
