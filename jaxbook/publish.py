@@ -422,5 +422,6 @@ def publish(app, exception) -> None:
 def setup(app):
     # Scripts the theme links that no page needs (conf.py says which, and why).
     app.add_config_value("publish_unused_scripts", (), "html", types=(list, tuple))
-    app.connect("build-finished", publish)
+    # Last: the theme writes its stylesheets (pygments.css) when the build finishes too.
+    app.connect("build-finished", publish, priority=1000)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
