@@ -177,7 +177,8 @@ def small_site(tmp_path: Path):
             "@font-face{font-family:i;src:url(../vendor/icons.woff2) format('woff2')}"
             '.i-a{--icon:"\\e001"}.i-b{--icon:"\\e002"}@media (min-width:9px){.m{background:url(../m.svg)}}'
         ),
-        "_static/own.css": ".o{color:blue}",
+        "_static/own.css": ".o{color:blue}.shown{color:green}.never{color:red}",
+        "_static/x.js": 'element.classList.add("shown")',
     }
     for name, text in files.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
@@ -219,7 +220,8 @@ def test_a_page_links_one_stylesheet_holding_its_rules_in_the_order_it_linked_th
     assert order == sorted(order), css
     assert "url(img/x.png)" in css and "url(m.svg)" in css  # urls hold from _static
     assert "@import" not in css and "@charset" not in css and "/* base" not in css
-    assert ".i-b" not in css  # no page shows it
+    assert ".i-b" not in css and ".never" not in css  # no page shows it
+    assert ".shown{" in css  # a script adds it
     for page, prefix in [("index.html", ""), ("guide/grad.html", "../")]:
         page = soup((out / page).read_text(encoding="utf-8"))
         hrefs = [link["href"] for link in page.find_all("link", rel="stylesheet")]
@@ -316,3 +318,38 @@ def test_a_figure_is_shown_as_a_lossless_webp_with_the_same_pixels_where_that_is
     sources = [i["src"] for i in soup((out / "guide/a.html").read_text()).find_all("img")]
     assert sources == ["../_images/fig.webp", "../_images/tiny.png"] and not (out / "_images/tiny.webp").exists()
     assert publish.webp_image(figure_png()) == webp  # the same bytes each build
+
+
+def test_a_new_word_of_prose_makes_no_bundle_again_and_a_new_class_does(tmp_path, monkeypatch):
+    app, out = small_site(tmp_path)
+    publish.publish(app, None)
+    calls, purge = [], publish.purged
+    monkeypatch.setattr(publish, "purged", lambda *args: calls.append(1) or purge(*args))
+    page = small_site(tmp_path / "again")[1] / "index.html"
+    (out / "new.html").write_text(page.read_text().replace(">text<", ">prose unseen before<"))
+    publish.publish(app, None)
+    assert calls == []  # new words, which no selector needs
+    (out / "new.html").write_text(page.read_text().replace('class="b', 'class="i-b b'))
+    publish.publish(app, None)
+    assert calls and ".i-b" in the_bundle(out)
+
+
+def test_kept_outputs_are_made_again_with_another_version_of_a_library():
+    """The memo's key holds the versions of the parsers, fontTools, Brotli and Pillow."""
+    from importlib.metadata import version
+
+    from jaxbook.files import code_digest
+
+    assert code_digest(Path(publish.__file__), publish.LIBRARIES) == publish._CODE
+    for name in publish.LIBRARIES:
+        other = code_digest(Path(publish.__file__), publish.LIBRARIES, lambda d: "0.0" if d == name else version(d))
+        assert other != publish._CODE, name
+
+
+def test_a_subset_font_is_the_same_file_in_every_build():
+    import time
+
+    font = icon_font([0xE001, 0xE002])
+    first = publish.subset_font(font, {0xE001})
+    time.sleep(1.1)  # a font's date has a resolution of one second
+    assert publish.subset_font(font, {0xE001}) == first and len(first) < len(font)
