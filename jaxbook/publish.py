@@ -113,7 +113,8 @@ def stylesheet_links(soup) -> list:
     return [
         link
         for link in soup.find_all("link", rel="stylesheet", href=True)
-        if "_static/" in urlsplit(link["href"]).path and not urlsplit(link["href"]).netloc
+        if "_static/" in urlsplit(link["href"]).path
+        and not urlsplit(link["href"]).netloc
         and link.get("media", "all") == "all"
     ]
 
@@ -141,26 +142,60 @@ def link_bundle(soup, prefix: str, sources: list[str], name: str) -> None:
         other.decompose()
 
 
+def plain_classes(css: str, script_words: set[str]) -> frozenset[str]:
+    """The classes that change nothing a span of them draws: every selector naming one is
+    ``<S> .<class>`` and sets only the colour a rule of ``<S>`` sets (Pygments' names, punctuation
+    and spaces in both colour modes). Classes a script names (sphinx-copybutton's prompts) are kept."""
+    import tinycss2
+
+    rules = [r for r in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)]
+    declared, naming = {}, {}
+    for rule in rules:
+        if rule.type != "qualified-rule":
+            continue
+        found = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
+        values = {d.lower_name: tinycss2.serialize(d.value).strip() for d in found if d.type == "declaration"}
+        for selector in selectors(rule):
+            text = tinycss2.serialize(selector).strip()
+            declared.setdefault(text, {}).update(values)
+            for name in classes(selector):
+                naming.setdefault(name, set()).add(text)
+
+    def plain(name: str) -> bool:
+        suffix = f" .{name}"
+        return name not in script_words and all(
+            text.endswith(suffix)
+            and declared[text] == {"color": declared.get(text[: -len(suffix)], {}).get("color")}
+            for text in naming[name]
+        )
+
+    return frozenset(filter(plain, naming))
+
+
+def lighter_code(soup, plain: frozenset[str]) -> None:
+    """The spans of ``plain`` classes in the page's ``<pre>`` blocks replaced by their text: fewer
+    elements for the browser to style and lay out, the same pixels."""
+    for pre in soup.find_all("pre"):
+        for span in pre.find_all("span"):
+            if list(span.attrs) == ["class"] and len(span["class"]) == 1 and span["class"][0] in plain:
+                span.unwrap()
+        pre.smooth()
+
+
+def local_png(image, page: Path, outdir: Path) -> Path | None:
+    """The site's PNG file that the ``<img>`` ``image`` of ``page`` shows, if it shows one."""
+    source = urlsplit(image.get("src", ""))
+    if source.scheme or source.netloc or not source.path.endswith(".png"):
+        return None
+    png = (page.parent / source.path).resolve()
+    return png if png.is_file() and png.is_relative_to(outdir.resolve()) else None
+
+
 def webp_figures(soup, page: Path, outdir: Path, webp: dict[Path, Path]) -> None:
     """Each ``<img>`` of a PNG that has a smaller WebP copy in ``webp`` shows the copy."""
     for image in soup.find_all("img", src=True):
-        source = urlsplit(image["src"])
-        if not source.scheme and not source.netloc and source.path.endswith(".png"):
-            png = (page.parent / source.path).resolve()
-            if png in webp:
-                image["src"] = posixpath.join(posixpath.dirname(source.path), webp[png].name)
-
-
-def png_figures(soup, page: Path, outdir: Path) -> list[Path]:
-    """The site's PNG files that the page shows."""
-    found = []
-    for image in soup.find_all("img", src=True):
-        source = urlsplit(image["src"])
-        if not source.scheme and not source.netloc and source.path.endswith(".png"):
-            png = (page.parent / source.path).resolve()
-            if png.is_file() and png.is_relative_to(outdir.resolve()):
-                found.append(png)
-    return found
+        if (png := local_png(image, page, outdir)) in webp:
+            image["src"] = posixpath.join(posixpath.dirname(urlsplit(image["src"]).path), webp[png].name)
 
 
 def webp_image(png: bytes) -> bytes:
@@ -251,14 +286,18 @@ def purged(rules: list, words: set[str]) -> list:
     for rule in rules:
         if rule.type == "qualified-rule":
             alive = [
-                s for s in selectors(rule) if all(c in words or c.startswith(SAFE_PREFIXES) for c in classes(s))
+                s
+                for s in selectors(rule)
+                if all(c in words or c.startswith(SAFE_PREFIXES) for c in classes(s))
             ]
             if alive:
                 prelude = ",".join(tinycss2.serialize(s).strip() for s in alive)
                 rule.prelude = tinycss2.parse_component_value_list(prelude)
                 kept.append(rule)
         elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
-            inner = purged(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True), words)
+            inner = purged(
+                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True), words
+            )
             if inner:
                 rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
                 kept.append(rule)
@@ -276,7 +315,9 @@ def named_classes(rules: list) -> set[str]:
         if rule.type == "qualified-rule":
             names.update(c for s in selectors(rule) for c in classes(s))
         elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
-            names |= named_classes(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True))
+            names |= named_classes(
+                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+            )
     return names
 
 
@@ -377,7 +418,7 @@ def publish(app, exception) -> None:
     outdir = Path(app.outdir)
     static = outdir / "_static"
     memos = {kind: Memo(app, kind) for kind in ("classes", "css", "font", "webp", "words")}
-    pages, words = {}, set()
+    pages = {}
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
         soup = BeautifulSoup(html, "html.parser") if f"{SOURCES}=" not in html else None
@@ -386,21 +427,30 @@ def publish(app, exception) -> None:
             lighter_scripts(soup, page == outdir / "search.html", tuple(app.config.publish_unused_scripts))
             html = str(soup)
         pages[page] = html, soup
-    for source in [*pages.values(), *((p.read_text(encoding="utf-8"), None) for p in static.rglob("*.js"))]:
-        text = source[0].encode()
-        found = memos["words"].get(lambda: "\n".join(sorted(set(re.findall(r"[\w-]+", source[0])))).encode(), text)
-        words.update(found.decode().split("\n"))
-    figures = {png for page, (_, soup) in pages.items() if soup is not None for png in png_figures(soup, page, outdir)}
+
+    def words_of(text: str) -> set[str]:
+        found = memos["words"].get(
+            lambda: "\n".join(sorted(set(re.findall(r"[\w-]+", text)))).encode(), text.encode()
+        )
+        return set(found.decode().split("\n"))
+
+    script_words = set().union(*(words_of(p.read_text(encoding="utf-8")) for p in static.rglob("*.js")))
+    words = script_words.union(*(words_of(html) for html, _ in pages.values()))
+    figures = {
+        local_png(i, p, outdir) for p, (_, soup) in pages.items() if soup for i in soup.find_all("img")
+    }
     webp = {}
-    for png in sorted(figures):
+    for png in sorted(figures - {None}):
         data = png.read_bytes()
         copy = memos["webp"].get(lambda: webp_image(data), data)
         if len(copy) < len(data):
             webp[png] = png.with_suffix(".webp")
             write_changed(webp[png], copy)
-    bundles = {}
+    bundles, plain = {}, {}
     for page, (html, soup) in pages.items():
-        links = soup if soup is not None else BeautifulSoup(html, "html.parser", parse_only=SoupStrainer("link"))
+        links = (
+            soup if soup is not None else BeautifulSoup(html, "html.parser", parse_only=SoupStrainer("link"))
+        )
         prefix, sources = linked_sources(links)
         if not sources:
             continue
@@ -408,6 +458,10 @@ def publish(app, exception) -> None:
         bundles[" ".join(sources)] = name
         if soup is None and f"_static/{name}" in html:
             continue  # published by an earlier build, and its bundle is the same
+        if name not in plain:
+            plain[name] = plain_classes((static / name).read_text(encoding="utf-8"), script_words)
+        if soup is not None:
+            lighter_code(soup, plain[name])
         soup = soup or BeautifulSoup(html, "html.parser")
         link_bundle(soup, prefix, sources, name)
         webp_figures(soup, page, outdir, webp)

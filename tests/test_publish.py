@@ -240,7 +240,11 @@ def test_the_icon_font_holds_the_icons_the_pages_show_and_its_text(tmp_path):
     assert set(TTFont(font).getBestCmap()) == {0xE001}  # an icon font: its "A" is not drawn
     text = publish.subset_font(icon_font([0xE001], "AB"), set())
     assert set(TTFont(io.BytesIO(text)).getBestCmap()) == {ord("A"), ord("B")}  # a text font keeps its text
-    assert publish.drawn_code_points(rules('.x{content:"\\f078 a"}:root{--i:"\\e005"}')) == {0xF078, 0xE005, ord("a")}  # an escape ends at its space
+    assert publish.drawn_code_points(rules('.x{content:"\\f078 a"}:root{--i:"\\e005"}')) == {
+        0xF078,
+        0xE005,
+        ord("a"),
+    }  # an escape ends at its space
 
 
 def test_a_page_of_an_earlier_build_links_the_bundle_of_the_stylesheets_as_they_are_now(tmp_path):
@@ -290,14 +294,20 @@ def figure_png(size=(64, 40)) -> bytes:
 
     image = Image.new("RGBA", size)
     image.putdata(
-        [(x * 4 % 256, y * 6 % 256, (x * y) % 256, 0 if x < 8 else 255 - y) for y in range(size[1]) for x in range(size[0])]
+        [
+            (x * 4 % 256, y * 6 % 256, (x * y) % 256, 0 if x < 8 else 255 - y)
+            for y in range(size[1])
+            for x in range(size[0])
+        ]
     )
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
 
 
-def test_a_figure_is_shown_as_a_lossless_webp_with_the_same_pixels_where_that_is_smaller(tmp_path, monkeypatch):
+def test_a_figure_is_shown_as_a_lossless_webp_with_the_same_pixels_where_that_is_smaller(
+    tmp_path, monkeypatch
+):
     from PIL import Image
 
     app, out = small_site(tmp_path)
@@ -316,7 +326,9 @@ def test_a_figure_is_shown_as_a_lossless_webp_with_the_same_pixels_where_that_is
     copy, original = Image.open(io.BytesIO(webp)), Image.open(io.BytesIO(figure_png()))
     assert copy.convert("RGBA").tobytes() == original.convert("RGBA").tobytes()
     sources = [i["src"] for i in soup((out / "guide/a.html").read_text()).find_all("img")]
-    assert sources == ["../_images/fig.webp", "../_images/tiny.png"] and not (out / "_images/tiny.webp").exists()
+    assert (
+        sources == ["../_images/fig.webp", "../_images/tiny.png"] and not (out / "_images/tiny.webp").exists()
+    )
     assert publish.webp_image(figure_png()) == webp  # the same bytes each build
 
 
@@ -342,7 +354,9 @@ def test_kept_outputs_are_made_again_with_another_version_of_a_library():
 
     assert code_digest(Path(publish.__file__), publish.LIBRARIES) == publish._CODE
     for name in publish.LIBRARIES:
-        other = code_digest(Path(publish.__file__), publish.LIBRARIES, lambda d: "0.0" if d == name else version(d))
+        other = code_digest(
+            Path(publish.__file__), publish.LIBRARIES, lambda d: "0.0" if d == name else version(d)
+        )
         assert other != publish._CODE, name
 
 
@@ -353,3 +367,25 @@ def test_a_subset_font_is_the_same_file_in_every_build():
     first = publish.subset_font(font, {0xE001})
     time.sleep(1.1)  # a font's date has a resolution of one second
     assert publish.subset_font(font, {0xE001}) == first and len(first) < len(font)
+
+
+def test_code_spans_drawn_as_the_code_itself_in_every_mode_are_left_out():
+    css = (
+        'html[data-theme="light"] .highlight{color:#111;background:#eee}'
+        'html[data-theme="dark"] .highlight{color:#eee}'
+        'html[data-theme="light"] .highlight .n{color:#111}html[data-theme="dark"] .highlight .n{color:#eee}'
+        'html[data-theme="light"] .highlight .p{color:#111}html[data-theme="dark"] .highlight .p{color:#abc}'
+        'html[data-theme="light"] .highlight .w{color:#111;font-weight:bold}'
+        'html[data-theme="light"] .highlight .gp{color:#111}.k{color:red}'
+    )
+    plain = publish.plain_classes(css, {"gp"})  # a script names .gp (the copy button's prompts)
+    assert plain == {"n"}
+    page = soup(
+        '<div class="highlight"><pre><span class="n">x</span> <span class="p">=</span> '
+        '<span class="n" id="a">y</span><span class="n">z</span></pre></div><p><span class="n">t</span></p>'
+    )
+    publish.lighter_code(page, plain)
+    assert str(page) == (
+        '<div class="highlight"><pre>x <span class="p">=</span> <span class="n" id="a">y</span>z</pre></div>'
+        '<p><span class="n">t</span></p>'
+    )
