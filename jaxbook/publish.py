@@ -21,6 +21,7 @@ import posixpath
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 from sphinx.util import logging
 
 from jaxbook.files import code_digest, write_atomic, write_changed
@@ -41,6 +42,13 @@ SOURCES = "data-sources"
 PRIVATE_USE = ((0xE000, 0xF8FF), (0xF0000, 0x10FFFF))
 #: At-rules that hold rules (purged inside); every other at-rule is kept as it is.
 GROUPING_RULES = ("media", "supports", "layer", "container")
+#: Pygments' classes of names, punctuation and spaces: the only code spans that may go (not prompts
+#: or printed output, which sphinx-copybutton finds by their classes).
+UNWRAPPABLE = frozenset(
+    c
+    for t, c in STANDARD_TYPES.items()
+    if c and t in (Name, Name.Namespace, Name.Other, Punctuation, Punctuation.Marker, Whitespace, Text)
+)
 #: Class names that scripts compose at run time (Bootstrap's bs-tooltip-auto): never purged.
 SAFE_PREFIXES = ("bs-",)
 
@@ -142,10 +150,10 @@ def link_bundle(soup, prefix: str, sources: list[str], name: str) -> None:
         other.decompose()
 
 
-def plain_classes(css: str, script_words: set[str]) -> frozenset[str]:
+def plain_classes(css: str) -> frozenset[str]:
     """The classes that change nothing a span of them draws: every selector naming one is
     ``<S> .<class>`` and sets only the colour a rule of ``<S>`` sets (Pygments' names, punctuation
-    and spaces in both colour modes). Classes a script names (sphinx-copybutton's prompts) are kept."""
+    and spaces in both colour modes), among :data:`UNWRAPPABLE`."""
     import tinycss2
 
     rules = [r for r in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)]
@@ -163,7 +171,7 @@ def plain_classes(css: str, script_words: set[str]) -> frozenset[str]:
 
     def plain(name: str) -> bool:
         suffix = f" .{name}"
-        return name not in script_words and all(
+        return name in UNWRAPPABLE and all(
             text.endswith(suffix)
             and declared[text] == {"color": declared.get(text[: -len(suffix)], {}).get("color")}
             for text in naming[name]
@@ -459,7 +467,7 @@ def publish(app, exception) -> None:
         if soup is None and f"_static/{name}" in html:
             continue  # published by an earlier build, and its bundle is the same
         if name not in plain:
-            plain[name] = plain_classes((static / name).read_text(encoding="utf-8"), script_words)
+            plain[name] = plain_classes((static / name).read_text(encoding="utf-8"))
         if soup is not None:
             lighter_code(soup, plain[name])
         soup = soup or BeautifulSoup(html, "html.parser")

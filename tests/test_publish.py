@@ -378,7 +378,7 @@ def test_code_spans_drawn_as_the_code_itself_in_every_mode_are_left_out():
         'html[data-theme="light"] .highlight .w{color:#111;font-weight:bold}'
         'html[data-theme="light"] .highlight .gp{color:#111}.k{color:red}'
     )
-    plain = publish.plain_classes(css, {"gp"})  # a script names .gp (the copy button's prompts)
+    plain = publish.plain_classes(css)  # not .gp: the copy button finds prompts by it
     assert plain == {"n"}
     page = soup(
         '<div class="highlight"><pre><span class="n">x</span> <span class="p">=</span> '
