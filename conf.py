@@ -23,10 +23,9 @@ extensions = [
     "jaxbook.removed",
     "jaxbook.mathml",
     "jaxbook.a11y",
-    "jaxbook.weight",
     "jaxbook.downloads",
     "jaxbook.seo",
-    "jaxbook.speed",
+    "jaxbook.publish",
 ]
 include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = ["_build", ".venv", "**/README.md"]
@@ -43,6 +42,11 @@ html_title = project
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
+# Keyboard users keep the focus on sphinx-book-theme's header buttons (docs/upstream.md).
+html_js_files = ["keyboard.js"]
+# The theme's Font Awesome script redraws the icons its icon font already draws (docs/upstream.md,
+# pydata-sphinx-theme 3): the publishing stage leaves it out (jaxbook/publish.py).
+publish_unused_scripts = ["_static/scripts/fontawesome.js"]
 # pydata-sphinx-theme 0.20 logs a console error on a first visit unless a default mode is set.
 html_context = {"default_mode": "auto"}
 html_theme_options = {

@@ -14,12 +14,10 @@ from jaxbook import ROOT
 from jaxbook.build import strict_command
 
 TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
-#: Extensions that post-process the theme's output for publishing: accessibility names
-#: (jaxbook.a11y), icon font subsets and stylesheet pruning (jaxbook.weight), canonical links,
-#: descriptions and the sitemap (jaxbook.seo), deferred scripts, lighter code markup and one
-#: stylesheet (jaxbook.speed). A throwaway book checking how the build fails or rebuilds does
-#: without them, unless it is about publishing.
-POST_PROCESSING = ("jaxbook.a11y", "jaxbook.weight", "jaxbook.seo", "jaxbook.speed")
+#: Extensions for publishing: cells' alt text (jaxbook.a11y), descriptions and the sitemap
+#: (jaxbook.seo), the publishing stage (jaxbook.publish). A throwaway book checking how the build
+#: fails or rebuilds does without them, unless it is about publishing.
+POST_PROCESSING = ("jaxbook.a11y", "jaxbook.seo", "jaxbook.publish")
 
 
 @dataclass

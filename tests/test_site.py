@@ -251,7 +251,7 @@ def test_page_is_valid_html(path, html_errors):
 
 def test_no_script_blocks_the_first_paint(built_site):
     """Every script of a page's <head> is loaded with defer (or async), except
-    documentation_options.js, which the theme's inline scripts use at once (jaxbook/speed.py)."""
+    documentation_options.js, which the theme's inline scripts use at once (jaxbook/publish.py)."""
     blocking = []
     for page in [*pages(), HTML / "search.html", HTML / "404.html"]:
         head = page.read_text(encoding="utf-8").split("</head>", 1)[0]
@@ -262,7 +262,7 @@ def test_no_script_blocks_the_first_paint(built_site):
 
 
 def test_every_page_waits_for_one_stylesheet_only(built_site):
-    """jaxbook/speed.py: the head links one stylesheet, the bundle, which imports nothing more."""
+    """jaxbook/publish.py: the head links one stylesheet, the bundle, which imports nothing more."""
     several = []
     for path in HTML.rglob("*.html"):
         if path.relative_to(HTML).parts[0] == "_static":
