@@ -21,8 +21,9 @@ Verdicts and the site:
 - :mod:`jaxbook.downloads` -- each page as a notebook a reader runs; practice pages check themselves.
 - :mod:`jaxbook.removed`, :mod:`jaxbook.mathml`, :mod:`jaxbook.seo` -- stale files removed,
   server-side MathML, canonical links and the sitemap.
-- :mod:`jaxbook.a11y`, :mod:`jaxbook.weight`, :mod:`jaxbook.speed` -- accessibility fixes, lighter
-  fonts and stylesheets, faster pages.
+- :mod:`jaxbook.a11y`     -- alt text and image sizes checked on the doctree.
+- :mod:`jaxbook.publish`  -- the publishing stage on the rendered HTML of any theme: accessible
+  names, deferred scripts, one purged stylesheet per page, subset fonts, WebP figures.
 - :mod:`jaxbook.uptodate` -- whether the last successful build is still the site.
 
 Commands (``make`` targets):
