@@ -33,7 +33,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, machinery_version, pages, store
+from jaxbook import ROOT, book_root, fingerprint, pages, store
 from jaxbook.accept import FAILURES
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
@@ -523,7 +523,7 @@ def setup(app):
             std_logging.getLogger(name).addFilter(quiet_filter(texts))
     # What the execution store keys by besides the pages' files: when it changes, every page is
     # rendered again from its new results (a new lock, JAX setting or CPU re-executes them all).
-    app.add_config_value("jaxbook_environment", store.environment(), "env")
+    app.add_config_value("jaxbook_environment", fingerprint.environment(), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited)
@@ -543,7 +543,7 @@ def setup(app):
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": machinery_version(),  # an edit to jaxbook/ reads every page again
+        "env_version": int(fingerprint.machinery(fingerprint.EXTENSION)[:15], 16),  # its code, and the kernel's
     }
 
 

@@ -18,7 +18,7 @@ from jaxbook.build import strict_command
 from jaxbook.store import CellResult, PageResult
 from tests.helpers import Book
 
-# Throwaway books of the tests' own: none of the book's content is read (tests/verdicts.py).
+# Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
 pytestmark = pytest.mark.inputs()
 
 
