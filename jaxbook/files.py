@@ -56,8 +56,12 @@ def repository_files(root: Path, untracked: tuple[str, ...] = ("*",)) -> tuple[P
     path matches one of ``untracked`` (``fnmatch`` patterns), sorted; outside a git checkout,
     every file but those in a :data:`GENERATED` folder or a folder named with a dot."""
     try:
-        tracked, others = (_git_files(root, kind) for kind in (["--cached"], ["--others", "--exclude-standard"]))
-        files = {root / n for n in tracked} | {root / n for n in others if any(fnmatch(n, p) for p in untracked)}
+        tracked, others = (
+            _git_files(root, kind) for kind in (["--cached"], ["--others", "--exclude-standard"])
+        )
+        files = {root / n for n in tracked} | {
+            root / n for n in others if any(fnmatch(n, p) for p in untracked)
+        }
     except (OSError, subprocess.CalledProcessError):  # not a git checkout
         files = {p for p in root.rglob("*") if not any(map(generated, p.relative_to(root).parts[:-1]))}
     return tuple(sorted(p for p in files if p.is_file()))

@@ -32,13 +32,18 @@ READERS = ("kernel", "build", "tests")
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
-    """A hash of the code ``entries`` (files of ``package``) run: each entry and every module of
-    the package it imports, transitively, read from the code itself."""
+    """A hash of the code ``entries`` (files of ``package``) run (:func:`code`)."""
+    return files_digest(code(entries, package), package)
+
+
+def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]:
+    """The files of ``package`` that ``entries`` run: each entry and every module of the package it
+    imports, transitively, read from the code itself (never a list kept by hand)."""
     found = set()
     for entry in entries:
         path = package / entry
         found.update(project_dependencies(path, package.parent) if path.suffix == ".py" else [path])
-    return files_digest((p for p in found if p.is_relative_to(package)), package)
+    return sorted(p for p in found if p.is_relative_to(package))
 
 
 def variables(reader: str, environ=None) -> dict[str, str]:

@@ -33,7 +33,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook import ROOT, book_root, fingerprint, pages, store
+from jaxbook import ROOT, book_root, fingerprint, pages
 from jaxbook.accept import FAILURES
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
@@ -543,7 +543,8 @@ def setup(app):
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": int(fingerprint.machinery(fingerprint.EXTENSION)[:15], 16),  # its code, and the kernel's
+        # its code and the kernel's: an edit to either reads every page again
+        "env_version": int(fingerprint.machinery(fingerprint.EXTENSION)[:15], 16),
     }
 
 

@@ -21,7 +21,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from jaxbook import fingerprint, files, pages
+from jaxbook import files, fingerprint, pages
 from jaxbook.files import files_digest, write_atomic
 
 RECORD = "site.json"

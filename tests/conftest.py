@@ -182,7 +182,9 @@ def default_inputs(item) -> None:
     other test the whole book."""
     if item.get_closest_marker("inputs") is None:
         under_practice = Path(item.path).is_relative_to(ROOT / "practice")
-        item.add_marker(pytest.mark.inputs.with_args(pass_cache.problem if under_practice else pass_cache.book))
+        item.add_marker(
+            pytest.mark.inputs.with_args(pass_cache.problem if under_practice else pass_cache.book)
+        )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, fingerprint, files, pages, uptodate
+from jaxbook import ROOT, files, fingerprint, pages, uptodate
 from jaxbook.files import file_digest, write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
@@ -316,7 +316,12 @@ def undeclared(item, opened: Iterable[str]) -> list[str]:
     """The book's files (pages, snippets, practice problems) among ``opened`` that ``item``'s
     inputs do not name; a folder of them counts when the inputs miss one of its files."""
     paths = [Path(p) for p in opened if p.startswith(f"{root}/") and "_build" not in Path(p).parts]
-    paths = [p for p in paths if (p.is_dir() and p.relative_to(root).parts[0] in ("snippets", "practice")) or (p.is_file() and is_content(p))]
+    paths = [
+        p
+        for p in paths
+        if (p.is_dir() and p.relative_to(root).parts[0] in ("snippets", "practice"))
+        or (p.is_file() and is_content(p))
+    ]
     if not paths:
         return []
     groups, found = named(item, "inputs")

@@ -275,7 +275,9 @@ def test_a_browser_test_of_some_pages_reads_them_and_what_they_load_not_the_othe
         (html / name).write_text(name)
     monkeypatch.setattr(pass_cache, "ROOT", tmp_path)
     monkeypatch.setattr(pass_cache, "root", tmp_path)
-    found = {p.relative_to(html).as_posix() for p in pass_cache.built_pages("guide/a.html", "index.html")(None)}
+    found = {
+        p.relative_to(html).as_posix() for p in pass_cache.built_pages("guide/a.html", "index.html")(None)
+    }
     assert found == {"guide/a.html", "index.html", "_static/bundle.css", "_static/x.js", "_images/p.png"}
     searching = {p.relative_to(html).as_posix() for p in pass_cache.built_pages("search.html")(None)}
     assert {"search.html", "searchindex.js"} <= searching and "guide/a.html" not in searching

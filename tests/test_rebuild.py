@@ -134,19 +134,18 @@ def test_changing_the_environment_reexecutes_and_renders_every_page(book, monkey
 
 @same_book
 def test_other_machinery_code_reads_every_page_again_but_executes_none(book):
-    """The book's extension declares the version of jaxbook/ as its ``env_version``. Here the last
-    build's environment records another version, as after an edit to the machinery: the next build
-    reads every page again, and takes their outputs from the store, since the execution machinery
-    (jaxbook.store.MACHINERY) did not change (tests/test_store.py: when it does, every key does)."""
+    """The book's extension declares the hash of its code and the kernel's as its ``env_version``
+    (jaxbook.fingerprint.EXTENSION). Here the last build's environment records another version, as
+    after an edit to the extension: the next build reads every page again, and takes their outputs
+    from the store, since the kernel's code did not change (tests/test_store.py: when it does,
+    every key does)."""
     import pickle
 
-    from jaxbook import machinery_version
     from jaxbook.build import BUILD
 
     environment = book.root / BUILD / "doctrees" / "environment.pickle"
     env = pickle.loads(environment.read_bytes())
-    assert env.version["jaxbook.sphinxext"] == machinery_version()
-    env.version = {**env.version, "jaxbook.sphinxext": machinery_version() + 1}
+    env.version = {**env.version, "jaxbook.sphinxext": env.version["jaxbook.sphinxext"] + 1}
     environment.write_bytes(pickle.dumps(env))
     again = book.build()
     assert again.returncode == 0, again.output
@@ -190,24 +189,6 @@ def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):
     assert not [p for p in ("boom", "later", "syntax") if ":load:" in fixed.page(p)]
     assert not (html / "reports").exists()
     assert not list((html.parent / "reports").rglob("*.*")), "no report of a page that builds"
-
-
-def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkeypatch):
-    import jaxbook
-
-    package = tmp_path / "jaxbook"
-    shutil.copytree(Path(jaxbook.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(jaxbook, "__file__", str(package / "__init__.py"))
-    first = jaxbook.machinery_version()
-    assert jaxbook.machinery_version() == first
-    (package / "__pycache__").mkdir(exist_ok=True)
-    (package / "__pycache__" / "kernel.cpython-312.pyc").write_bytes(b"compiled")
-    assert jaxbook.machinery_version() == first  # compiled files are no source
-    for edited in ("downloads.py", "kernel.py", "kernels/python3/kernel.json"):
-        path = package / edited
-        path.write_text(path.read_text() + "\n")
-        assert jaxbook.machinery_version() != first, f"an edit to {edited} went unnoticed"
-        first = jaxbook.machinery_version()
 
 
 #: The tests of the clean-slate book: on one worker, which builds it once for all of them.

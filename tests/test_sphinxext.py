@@ -81,10 +81,10 @@ def test_the_build_renders_every_page_again_when_the_store_executes_them_again(m
     it again (tests/test_rebuild.py), instead of leaving the last build's outputs published."""
     from unittest import mock
 
-    from jaxbook import store
+    from jaxbook import fingerprint
 
     app = mock.MagicMock(verbosity=1)
     monkeypatch.setattr(sphinxext, "quiet_libraries", lambda: None)
     sphinxext.setup(app)
     declared = {c.args[0]: c.args[1:] for c in app.add_config_value.call_args_list}
-    assert declared["jaxbook_environment"] == (store.environment(), "env")
+    assert declared["jaxbook_environment"] == (fingerprint.environment(), "env")
