@@ -27,8 +27,6 @@ SITE = ("build.py", *EXTENSION)
 BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
 #: Variables of one test run (tests/pass_cache.py, tests/conftest.py): they change nothing.
 PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_PASS_CACHE", "JAXBOOK_TEST_SITE_RUN"})
-#: Who reads the environment: each sees what the one before sees, and more.
-READERS = ("kernel", "build", "tests")
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
@@ -61,7 +59,7 @@ def variables(reader: str, environ=None) -> dict[str, str]:
 
 
 def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:
-    """What of the environment can change what ``reader`` (one of :data:`READERS`) makes.
+    """What of the environment can change what ``reader`` makes, each seeing more than the last:
 
     - the kernel (the execution store): JAX's version and the settings it is given, the CPU it
       compiles for, Python's version, its :func:`variables` and the packages of its Python
@@ -71,6 +69,8 @@ def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | No
     - the tests (the pass cache): also the platform, the cores, ``PATH`` and ``tools`` (what the
       caller knows of the programs it runs outside Python, such as a version or a hash).
     """
+    if reader not in ("kernel", "build", "tests"):
+        raise ValueError(f"no such reader of the environment: {reader!r}")
     found = {
         "jax": runtime.execution_key(),
         "cpu": runtime.cpu(),

@@ -37,7 +37,6 @@ BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JA
 BUILDERS = ("site_root", "built_site")
 CHECK_FIXTURE = "_built_unchanged"
 
-Inputs = Iterable[str | Path | Callable]
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
 OUTCOME = pytest.StashKey[dict]()
@@ -172,6 +171,7 @@ def declared(item, marker: str) -> list[str]:
 
 
 def key_of(item, own: list[str], stage: str) -> str:
+    """The key of ``item``: its node id, the files any test may read, the environment, ``own``."""
     material = [item.nodeid, stage, _group_digest(always), environment(item.config), *own]
     return hashlib.sha256("\n".join(material).encode()).hexdigest()
 
@@ -316,17 +316,12 @@ def undeclared(item, opened: Iterable[str]) -> list[str]:
     """The book's files (pages, snippets, practice problems) among ``opened`` that ``item``'s
     inputs do not name; a folder of them counts when the inputs miss one of its files."""
     paths = [Path(p) for p in opened if p.startswith(f"{root}/") and "_build" not in Path(p).parts]
-    paths = [
-        p
-        for p in paths
-        if (p.is_dir() and p.relative_to(root).parts[0] in ("snippets", "practice"))
-        or (p.is_file() and is_content(p))
-    ]
-    if not paths:
+    paths = [p for p in paths if is_content(p) and (p.is_file() or p.is_dir())]
+    if not paths or source_key(item) is None:  # a test that is never skipped needs no check
         return []
     groups, found = named(item, "inputs")
     allowed = set(book() if book in groups else found)
-    return sorted(name(p) for p in paths if not set(files_under(p) if p.is_dir() else [p]) <= allowed)
+    return sorted(name(p) for p in paths if not set(files_under(p)) <= allowed)
 
 
 @pytest.hookimpl(wrapper=True)
