@@ -229,7 +229,7 @@ def test_recheck_runs_every_test(repo):
     assert repo.run()[0] == set()
 
 
-def test_a_half_written_verdict_is_not_trusted(fresh):
+def test_a_half_written_record_is_not_trusted(fresh):
     files = sorted((fresh.root / "_build" / "pass-cache").rglob("*.json"))
     assert len(files) == 7  # five tests, two of them also keyed by what they read of the build
     for path in files:
@@ -239,7 +239,7 @@ def test_a_half_written_verdict_is_not_trusted(fresh):
     assert fresh.run()[0] == EVERY
 
 
-def test_a_verdict_is_kept_only_for_the_key_it_was_made_for(fresh):
+def test_a_record_is_kept_only_for_the_key_it_was_made_for(fresh):
     for path in (fresh.root / "_build" / "pass-cache").rglob("*.json"):
         data = json.loads(path.read_text())
         path.write_text(json.dumps({**data, "key": "0" * 64}))
