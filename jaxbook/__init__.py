@@ -38,7 +38,6 @@ Commands (``make`` targets):
 - :mod:`jaxbook.mutation` -- ``make mutation``: the practice tests' mutation scores.
 """
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -53,16 +52,3 @@ def book_root() -> Path:
     Sphinx source directory, so the tests can build small throwaway books with this machinery).
     """
     return Path(os.environ.get("JAXBOOK_ROOT", ROOT)).resolve()
-
-
-def machinery_version() -> int:
-    """A number that changes with any file of this package (the extensions, the kernel, its
-    kernelspec and every module they use). The book's extension declares it as its ``env_version``:
-    Sphinx starts from a fresh environment when it differs from the last build's, so an edit to
-    the machinery re-executes and rewrites every page, as an edit to a snippet does for the pages
-    that load it. (Hashing every file takes 3 ms; following the imports instead took 0.1 s, on every build.)"""
-    package, digest = Path(__file__).resolve().parent, hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    return int(digest.hexdigest()[:15], 16)

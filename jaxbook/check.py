@@ -91,7 +91,7 @@ def pytest_args(folder: Path, impl: str, practice: Path = PRACTICE) -> list[str]
         "-p",
         "no:cacheprovider",
         "-p",
-        "no:tests.verdicts",  # a learner's check runs every test, every time
+        "no:tests.pass_cache",  # a learner's check runs every test, every time
         "--import-mode=importlib",
         "--rootdir",
         str(practice.parent),

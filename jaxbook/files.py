@@ -12,6 +12,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Iterable
+from fnmatch import fnmatch
 from pathlib import Path
 
 #: Folders of generated files, left out of a folder's files where git cannot say what it ignores
@@ -50,20 +51,25 @@ def write_changed(path: Path, data: bytes) -> None:
         write_atomic(path, data)
 
 
-def repository_files(root: Path) -> tuple[Path, ...]:
-    """Every file under ``root`` that git does not ignore (tracked or not), sorted; outside a git
-    checkout, every file but those in a :data:`GENERATED` folder or a folder named with a dot."""
+def repository_files(root: Path, untracked: tuple[str, ...] = ("*",)) -> tuple[Path, ...]:
+    """Every file under ``root`` that git tracks, and those it neither tracks nor ignores whose
+    path matches one of ``untracked`` (``fnmatch`` patterns), sorted; outside a git checkout,
+    every file but those in a :data:`GENERATED` folder or a folder named with a dot."""
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            check=True,
-        ).stdout
-        files = {root / os.fsdecode(name) for name in listed.split(b"\0") if name}
+        tracked, others = (
+            _git_files(root, kind) for kind in (["--cached"], ["--others", "--exclude-standard"])
+        )
+        files = {root / n for n in tracked} | {
+            root / n for n in others if any(fnmatch(n, p) for p in untracked)
+        }
     except (OSError, subprocess.CalledProcessError):  # not a git checkout
         files = {p for p in root.rglob("*") if not any(map(generated, p.relative_to(root).parts[:-1]))}
     return tuple(sorted(p for p in files if p.is_file()))
+
+
+def _git_files(root: Path, options: list[str]) -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "-z", *options], cwd=root, capture_output=True, check=True)
+    return [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name]
 
 
 def generated(folder: str) -> bool:

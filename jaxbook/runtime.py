@@ -183,8 +183,8 @@ def kernel_settings(environ: dict | None = None) -> dict[str, str]:
 
 def execution_key() -> str:
     """The JAX/jaxlib versions and the settings :func:`configure` gives the kernel (the
-    devices); ``make upgrade`` prints it. Part of the execution store's environment
-    (:func:`jaxbook.store.environment`), with what else can change an output."""
+    devices); ``make upgrade`` prints it. Part of every key's environment
+    (:func:`jaxbook.fingerprint.environment`)."""
     settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
     return f"{_versions()};{settings}"
 

@@ -6,11 +6,8 @@ caches). The unit of execution is therefore the page, and its result is kept und
 everything that can change it (:func:`page_key`):
 
 - the page's snippets in order, and the content of each and of every project module it imports;
-- the execution machinery (:data:`MACHINERY`: the kernel, the snippet contract, the runtime; not
-  the theme, the accessibility or the publishing code);
-- the environment (:func:`environment`): JAX's version and settings, the other variables the
-  kernel reads, the processor and the CPU it compiles as, the installed packages (each by its
-  ``RECORD``), the Python version.
+- the kernel's code (:func:`jaxbook.fingerprint.machinery`: the modules it imports);
+- the kernel's environment (:func:`jaxbook.fingerprint.environment`).
 
 ``_build/store/<key>.json`` holds a :class:`PageResult`: for each cell, what the reader sees
 (Jupyter outputs), the normalised text compared with the ``.out`` file, and what the contract saw
@@ -25,32 +22,17 @@ complete result or none, never one that a later run trusts wrongly.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import platform
-import sysconfig
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from jaxbook import files, runtime
+from jaxbook import fingerprint
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
 
 STORE = Path("_build") / "store"
-#: The files of the execution machinery: a change to any of them executes every page again.
-MACHINERY = (
-    "__init__.py",
-    "kernel.py",
-    "snippet.py",
-    "runtime.py",
-    "outputs.py",
-    "store.py",
-    "deps.py",
-    "files.py",
-)
-PACKAGE = Path(__file__).resolve().parent
 
 
 @dataclass
@@ -84,62 +66,6 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def machinery_digest() -> str:
-    """A hash of :data:`MACHINERY` and the book's kernel specification."""
-    return _machinery_digest(tuple((PACKAGE / name).stat().st_mtime_ns for name in MACHINERY))
-
-
-@functools.cache
-def _machinery_digest(_mtimes: tuple) -> str:
-    """The hash, computed once per process while no machinery file's modification time moves
-    (only a cache: the hash itself is of the files' content)."""
-    digest = hashlib.sha256()
-    for name in (*MACHINERY, "kernels/python3/kernel.json"):
-        digest.update(name.encode() + b"\0" + (PACKAGE / name).read_bytes())
-    return digest.hexdigest()
-
-
-def environment() -> str:
-    """What of the environment can change an output: JAX and its settings (with the CPU it
-    compiles as), the other variables the kernel reads (:func:`jaxbook.runtime.kernel_settings`),
-    the processor, the installed packages (:func:`installed`), Python. The build declares it too
-    (``jaxbook_environment``): when it changes, Sphinx renders every page again from the results
-    of the new key."""
-    settings = ";".join(f"{name}={value}" for name, value in runtime.kernel_settings().items())
-    return (
-        f"{runtime.execution_key()};kernel={settings};cpu={runtime.cpu()};installed={installed()};"
-        f"python={platform.python_version()}"
-    )
-
-
-def installed() -> str:
-    """A hash of the packages the kernel imports: those of its Python's environment (the user's
-    ``PYTHONPATH`` does not reach it, :func:`jaxbook.execute.kernel_environment`), each by its
-    ``RECORD``, so that another package, version or build executes every page again (an
-    editable one at every build: its code changes without a new install). Read once per process
-    while the folders holding them are unchanged."""
-    return _installed(tuple((folder, _mtime(folder)) for folder in site_packages()))
-
-
-def site_packages() -> list[str]:
-    """The folders of this Python's environment that hold its installed packages."""
-    return sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
-
-
-def _mtime(folder: str) -> int | None:
-    try:
-        return os.stat(folder).st_mtime_ns
-    except OSError:
-        return None
-
-
-@functools.cache
-def _installed(folders: tuple[tuple[str, int | None], ...]) -> str:
-    found = files.installed(folder for folder, _ in folders)
-    names = "\n".join(f"{folder.name} {digest}" for folder, digest in found)
-    return hashlib.sha256(names.encode()).hexdigest()[:16]
-
-
 def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
     """``{path under root: sha256}`` of the snippets and every project module they import."""
     found = {}
@@ -154,8 +80,8 @@ def page_key(snippets: list[Path], root: Path) -> tuple[str, dict[str, str]]:
     Raises OSError or SyntaxError when a file cannot be read or parsed."""
     files = inputs(snippets, root)
     order = [s.resolve().relative_to(root).as_posix() for s in snippets]
-    material = json.dumps([order, sorted(files.items()), machinery_digest(), environment()])
-    return hashlib.sha256(material.encode()).hexdigest(), files
+    material = [order, sorted(files.items()), fingerprint.machinery(), fingerprint.environment()]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest(), files
 
 
 def folder(root: Path) -> Path:

@@ -3,11 +3,8 @@
 After a strict build succeeds, :func:`record` keeps beside the site (``_build/site.json``):
 
 - the key of everything the build reads (:func:`inputs_key`): the name and content of every file
-  of the book that git does not ignore (pages, snippets, practice problems, conf.py, the
-  templates, the stylesheets, the machinery) and of the ``jaxbook`` package; the execution
-  environment (:func:`jaxbook.store.environment`: JAX and its settings, the processor, the packages,
-  Python); the installed distributions, file by file (:func:`distributions`); the variables the
-  build reads (:func:`build_variables`); the command line;
+  of the book it can read (:func:`book_files`), the code of the ``jaxbook``
+  package it runs and the build's environment (:mod:`jaxbook.fingerprint`), the command line;
 - each file of the site with its size and modification time.
 
 The next strict build does nothing when both still hold (:func:`holds`). Anything else runs
@@ -22,49 +19,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sys
 from pathlib import Path
 
-from jaxbook.files import files_digest, installed, repository_files, write_atomic
+from jaxbook import files, fingerprint, pages
+from jaxbook.files import files_digest, write_atomic
 
 RECORD = "site.json"
-#: Variables the build may read besides ``JAXBOOK_*`` (the kernel's are in the execution
-#: environment): the host's site address, a fixed build date, the CI switch.
-VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
-#: Variables of one test run (tests/verdicts.py, tests/conftest.py): they change nothing built.
-PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_VERDICTS", "JAXBOOK_TEST_SITE_RUN"})
+#: Where the book's code finds files without being told their names (folders it lists, its pages):
+#: a file git does not track counts there, and elsewhere only tracked ones do (a log, scratch notes).
+LISTED = ("snippets/*", "practice/*", "jaxbook/*", "tests/*", "_static/*", "_templates/*", "conftest.py")
 
 
-def build_variables(environ=None, names=VARIABLES, prefixes=("JAXBOOK_",)) -> dict[str, str]:
-    """The variables of ``environ`` (default ``os.environ``) the build reads (``names``, and any
-    starting with one of ``prefixes``), but those of one test run (:data:`PER_RUN`), sorted by name."""
-    env = os.environ if environ is None else environ
-    return {
-        name: env[name]
-        for name in sorted(env)
-        if (name.startswith(prefixes) or name in names) and name not in PER_RUN
-    }
-
-
-def distributions(paths: list[str] | None = None) -> list[str]:
-    """The installed distributions on ``paths`` (default ``sys.path``), each as its metadata
-    folder and the hash of its installed files (:func:`jaxbook.files.installed`)."""
-    return [f"{folder} {digest}" for folder, digest in installed(sys.path if paths is None else paths)]
+def book_files(root: Path) -> tuple[Path, ...]:
+    """The files of the book at ``root`` that its build and tests can read."""
+    return files.repository_files(root, (*LISTED, *pages.PAGE_PATTERNS))
 
 
 def inputs_key(root: Path, command: list[str], environ=None) -> str:
     """One hash of everything the strict build of the book at ``root`` by ``command`` reads."""
-    from jaxbook import machinery_version, store
-
     context = {
-        "files": files_digest(repository_files(root), root),
-        "machinery": machinery_version(),  # the package, wherever the book is
-        "environment": store.environment(),
-        "variables": build_variables(environ),
-        # the environment's own packages are in store.environment(): the others on sys.path
-        "distributions": distributions([p for p in sys.path if p not in store.site_packages()]),
-        "python": [sys.executable, sys.version, sys.path],  # code outside distributions too
+        "files": files_digest(book_files(root), root),
+        "machinery": fingerprint.machinery(fingerprint.SITE),  # the package, wherever the book is
+        "environment": fingerprint.environment("build", environ),
         "command": command,
     }
     return hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()

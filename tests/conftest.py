@@ -9,7 +9,7 @@ each per-snippet test finds its page's result in the execution store instead of 
 other run, the first test that needs the site builds it; a file lock makes the other workers wait
 for that build and use it too. So no test needs an xdist group to share the site.
 
-A test that passed with the same inputs is skipped (``tests/verdicts.py``). Every test reads the
+A test that passed with the same inputs is skipped (``tests/pass_cache.py``). Every test reads the
 whole book unless it says otherwise (``@pytest.mark.inputs``); a practice problem's tests read its
 folder. A full run starts the site's build only when a selected test that needs the site is not
 skipped: the first worker to find one after collection starts it (:func:`start_build_if_needed`).
@@ -32,7 +32,7 @@ import pytest
 
 from jaxbook import ROOT
 from jaxbook.files import write_atomic
-from tests import verdicts
+from tests import pass_cache
 
 HTML = ROOT / "_build" / "html"
 RESULT = ROOT / "_build" / "test-site.json"
@@ -151,7 +151,7 @@ def start_build_if_needed(items) -> None:
     as unchanged. The other processes collect the same tests: the first to claim the run's build
     starts it."""
     run = os.environ.get(BUILT)
-    if not run or not any(needs_site(item) and not verdicts.settled(item) for item in items):
+    if not run or not any(needs_site(item) and not pass_cache.settled(item) for item in items):
         return
     LOCK.parent.mkdir(parents=True, exist_ok=True)
     claim = LOCK.with_name(f"test-site-{run}.claim")
@@ -182,7 +182,9 @@ def default_inputs(item) -> None:
     other test the whole book."""
     if item.get_closest_marker("inputs") is None:
         under_practice = Path(item.path).is_relative_to(ROOT / "practice")
-        item.add_marker(pytest.mark.inputs.with_args(verdicts.problem if under_practice else verdicts.book))
+        item.add_marker(
+            pytest.mark.inputs.with_args(pass_cache.problem if under_practice else pass_cache.book)
+        )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -244,7 +246,7 @@ def pytest_terminal_summary(terminalreporter):
     unchanged = [
         r
         for r in terminalreporter.stats.get("skipped", [])
-        if "test_wrong_solution_fails" in r.nodeid and verdicts.SKIP_REASON in str(r.longrepr)
+        if "test_wrong_solution_fails" in r.nodeid and pass_cache.SKIP_REASON in str(r.longrepr)
     ]
     if reports or unchanged:
         proven = sum(r.passed for r in reports)

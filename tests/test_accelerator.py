@@ -18,7 +18,7 @@ from jaxbook.compare import DEFAULT
 from jaxbook.snippet import PlatformDifference
 from jaxbook.store import CellResult
 
-#: Unit tests read none of the book's content (tests/verdicts.py).
+#: Unit tests read none of the book's content (tests/pass_cache.py).
 unit = pytest.mark.inputs()
 
 TANH = "tanh: [-0.7615942   0.46211717  0.9640276 ]\n"

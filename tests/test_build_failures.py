@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import Book
 
 # Builds run side by side: their kernels talk over Unix sockets (tests/test_kernel_start.py).
-# Throwaway books of the tests' own: none of the book's content is read (tests/verdicts.py).
+# Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
 pytestmark = [pytest.mark.build, pytest.mark.inputs()]
 
 FINE = "print('fine')\n"

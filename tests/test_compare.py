@@ -13,7 +13,7 @@ from jaxbook import ROOT, compare, outputs, pages, verdict
 from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.snippet import parse_tolerance, source_of
 
-#: Reads none of the book's content but the snippet its first test names (tests/verdicts.py): an
+#: Reads none of the book's content but the snippet its first test names (tests/pass_cache.py): an
 #: edit of another page or snippet does not re-check these tests.
 pytestmark = pytest.mark.inputs()
 

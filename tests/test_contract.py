@@ -9,7 +9,7 @@ import pytest
 from jaxbook import ROOT
 from jaxbook.snippet import SnippetError, execute, parse_declaration, scrub, trimmed_traceback
 
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+#: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
 
 

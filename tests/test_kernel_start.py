@@ -13,7 +13,7 @@ import pytest
 from jaxbook import ROOT
 from jaxbook.execute import Kernel, without_user_settings
 
-# Starts real kernels on pages of its own: none of the book's content is read (tests/verdicts.py).
+# Starts real kernels on pages of its own: none of the book's content is read (tests/pass_cache.py).
 pytestmark = [pytest.mark.build, pytest.mark.inputs()]
 
 

@@ -11,7 +11,7 @@ import pytest
 from jaxbook import ROOT, runtime
 from jaxbook.snippet import execute, restored_state
 
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+#: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
 
 REUSE = """import jax

@@ -42,7 +42,7 @@ from jaxbook.downloads import DIRECTIVE, requirement_cells, source
 from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
-from tests import verdicts
+from tests import pass_cache
 
 JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
 PAGES = sorted(
@@ -256,7 +256,7 @@ def verdict(cell) -> tuple[str, int, int]:
 
 # One notebook per test, so xdist spreads them over every core (the site is built once, first).
 @pytest.mark.build
-@pytest.mark.inputs.with_args(verdicts.notebook_page)
+@pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", PAGES)
 def test_download_runs_outside_the_repository(page, built_site, tmp_path):
     download = built_site / "_sources" / f"{page}.ipynb"
@@ -323,7 +323,7 @@ print(json.dumps(np.asarray(jax.jit(jnp.dot)(x, y)).tobytes().hex()))"""
     runtime.READER_CPU is None,
     reason=f"no other CPU to emulate on {platform.machine()} (Arm's NEON vectors are 128 bits already)",
 )
-@pytest.mark.inputs(lambda item: verdicts.page_sources(ROOT / f"{PAGES[0]}.md"))  # its set-up cell
+@pytest.mark.inputs(lambda item: pass_cache.page_sources(ROOT / f"{PAGES[0]}.md"))  # its set-up cell
 def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     """The reader's kernel, given the set-up cell as the notebook test gives it, rounds otherwise
     than this worker, which has the build's JAX settings: without that, comparing printed
@@ -421,7 +421,7 @@ def unexecuted(page: str) -> dict:
     return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
 
 
-@pytest.mark.inputs.with_args(verdicts.notebook_page)
+@pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
     from jaxbook.downloads import reader_notebook

@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import Book
 
-# One throwaway book for the module; none of the book's content is read (tests/verdicts.py).
+# One throwaway book for the module; none of the book's content is read (tests/pass_cache.py).
 pytestmark = [pytest.mark.build, pytest.mark.xdist_group("outputs-book"), pytest.mark.inputs()]
 
 # Identical text in two files: each must run, and be reported, under its own name.

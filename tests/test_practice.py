@@ -21,7 +21,7 @@ import pytest
 
 from jaxbook import ROOT
 from jaxbook.practice import breaks, caught_by, patched_solution, requirements
-from tests import verdicts
+from tests import pass_cache
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
@@ -191,7 +191,7 @@ def starter_outcomes(tmp_path_factory):
 
 
 @pytest.mark.xdist_group("starters")
-@pytest.mark.inputs.with_args(verdicts.problem)
+@pytest.mark.inputs.with_args(pass_cache.problem)
 @pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
 def test_untouched_starter_fails_every_test(folder, starter_outcomes):
     outcomes = starter_outcomes[ident(folder)]
@@ -231,7 +231,7 @@ def changed_lines(path):
 
 
 @pytest.mark.xdist_group("wrong")
-@pytest.mark.inputs.with_args(verdicts.problem)
+@pytest.mark.inputs.with_args(pass_cache.problem)
 @pytest.mark.parametrize("path", WRONG, ids=wrong_ident)
 def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
     mistake, named = caught_by(path)

@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from jaxbook import publish
 from jaxbook.mathml import to_mathml
 
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+#: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
 
 

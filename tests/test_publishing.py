@@ -14,7 +14,7 @@ pytestmark = pytest.mark.build
 # One xdist worker builds the hosted book for all the tests that use it (other builds run beside
 # it: kernels bind ports the OS assigns, see tests/test_kernel_start.py).
 hosted_book = pytest.mark.xdist_group("hosted")
-# The hosted throwaway book reads none of the book's content (tests/verdicts.py).
+# The hosted throwaway book reads none of the book's content (tests/pass_cache.py).
 hosted_inputs = pytest.mark.inputs()
 
 

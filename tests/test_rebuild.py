@@ -16,7 +16,7 @@ from jaxbook import ROOT
 from tests.helpers import Book
 
 # Builds run side by side: their kernels talk over Unix sockets (tests/test_kernel_start.py).
-# Throwaway books of the tests' own: none of the book's content is read (tests/verdicts.py).
+# Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
 pytestmark = [pytest.mark.build, pytest.mark.inputs()]
 #: The tests of one book: on one worker, so that its first build is made once.
 same_book = pytest.mark.xdist_group("rebuild-book")
@@ -186,24 +186,6 @@ def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):
     assert not [p for p in ("boom", "later", "syntax") if ":load:" in fixed.page(p)]
     assert not (html / "reports").exists()
     assert not list((html.parent / "reports").rglob("*.*")), "no report of a page that builds"
-
-
-def test_the_machinery_version_changes_with_any_file_of_jaxbook(tmp_path, monkeypatch):
-    import jaxbook
-
-    package = tmp_path / "jaxbook"
-    shutil.copytree(Path(jaxbook.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(jaxbook, "__file__", str(package / "__init__.py"))
-    first = jaxbook.machinery_version()
-    assert jaxbook.machinery_version() == first
-    (package / "__pycache__").mkdir(exist_ok=True)
-    (package / "__pycache__" / "kernel.cpython-312.pyc").write_bytes(b"compiled")
-    assert jaxbook.machinery_version() == first  # compiled files are no source
-    for edited in ("downloads.py", "kernel.py", "kernels/python3/kernel.json"):
-        path = package / edited
-        path.write_text(path.read_text() + "\n")
-        assert jaxbook.machinery_version() != first, f"an edit to {edited} went unnoticed"
-        first = jaxbook.machinery_version()
 
 
 #: The tests of the clean-slate book: on one worker, which builds it once for all of them.

@@ -9,7 +9,7 @@ import pytest
 
 from jaxbook import ROOT, runtime
 
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+#: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from jaxbook import ROOT
 from jaxbook.pages import NOT_FOUND_PAGE, book_pages
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import published_pages
 
 pytestmark = pytest.mark.build
@@ -232,7 +232,7 @@ def html_errors(request, built_site) -> dict[str, list[str]]:
     checking = [
         item.callspec.params["path"]
         for item in request.session.items
-        if getattr(item, "originalname", None) == "test_page_is_valid_html" and verdicts.will_run(item)
+        if getattr(item, "originalname", None) == "test_page_is_valid_html" and pass_cache.will_run(item)
     ]
     errors = {path: [] for path in checking}
     for line in vnu_errors([HTML / path for path in checking]):

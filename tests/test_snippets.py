@@ -18,7 +18,7 @@ import pytest
 from jaxbook import ROOT, outputs, pages, verdict
 from jaxbook.execute import Executor
 from jaxbook.snippet import DECLARATION, parse_declaration, parse_platforms, source_of
-from tests import verdicts
+from tests import pass_cache
 
 SNIPPETS = ROOT / "snippets"
 
@@ -42,7 +42,7 @@ def outcome(path, executor):
     return cell
 
 
-@pytest.mark.inputs.with_args(verdicts.snippet_page)
+@pytest.mark.inputs.with_args(pass_cache.snippet_page)
 @pytest.mark.parametrize("path", discover(), ids=lambda p: p.relative_to(SNIPPETS).as_posix())
 def test_snippet(path, filled_store, executor):
     """The contract holds (declared error raised, no undeclared deprecation), and the output
@@ -77,7 +77,7 @@ DETERMINISM_SAMPLE = [
 def sample_pages(_item) -> list:
     """What the determinism test reads: the sources of its sample's pages."""
     found = {pages.page_of(path, ROOT) for path in DETERMINISM_SAMPLE if path.is_file()}
-    return [source for page in sorted(found) for source in verdicts.page_sources(page)]
+    return [source for page in sorted(found) for source in pass_cache.page_sources(page)]
 
 
 @pytest.mark.inputs.with_args(sample_pages)

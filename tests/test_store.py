@@ -4,6 +4,7 @@ next build trusts wrongly."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -13,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, store
+from jaxbook import fingerprint, store
 from jaxbook.build import strict_command
 from jaxbook.store import CellResult, PageResult
 from tests.helpers import Book
 
-# Throwaway books of the tests' own: none of the book's content is read (tests/verdicts.py).
+# Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
 pytestmark = pytest.mark.inputs()
 
 
@@ -53,23 +54,23 @@ def test_the_key_holds_every_input(book, monkeypatch):
     assert edited(book / "snippets" / "a" / "two.py", "print(3)\n") != first  # a snippet
     assert edited(book / "snippets" / "a" / "_helper.py", "X = 2\n") != first  # a helper it imports
     with monkeypatch.context() as patch:
-        patch.setattr(store, "machinery_digest", lambda: "another kernel")
+        patch.setattr(fingerprint, "machinery", lambda: "another kernel")
         assert key(book, "one.py", "two.py") != first  # the execution machinery
     with monkeypatch.context() as patch:
         patch.setenv("JAXBOOK_AS_CPU", "avx2")
         assert key(book, "one.py", "two.py") != first  # the environment: the CPU compiled as
     with monkeypatch.context() as patch:
-        patch.setattr(store.runtime, "execution_key", lambda: "jax==0.0.0")
+        patch.setattr(fingerprint.runtime, "execution_key", lambda: "jax==0.0.0")
         assert key(book, "one.py", "two.py") != first  # the environment: JAX
     with monkeypatch.context() as patch:
-        patch.setattr(store, "installed", lambda: "another package")
+        patch.setattr(fingerprint, "packages", lambda paths: "another package")
         assert key(book, "one.py", "two.py") != first  # the environment: the installed packages
     for name, value in [("JAX_ENABLE_X64", "1"), ("XLA_CPU_DEVICES", "4"), ("MPLBACKEND", "agg")]:
         with monkeypatch.context() as patch:
             patch.setenv(name, value)
             assert key(book, "one.py", "two.py") != first, name  # another variable the kernel reads
     with monkeypatch.context() as patch:
-        patch.setattr(store.runtime, "cpu", lambda: "aarch64 with SVE")
+        patch.setattr(fingerprint.runtime, "cpu", lambda: "aarch64 with SVE")
         assert key(book, "one.py", "two.py") != first  # the environment: the processor
     with monkeypatch.context() as patch:  # what configure() sets or removes in the kernel
         patch.setenv("JAX_PLATFORMS", "gpu")
@@ -81,36 +82,59 @@ def test_the_key_holds_every_input(book, monkeypatch):
 def test_the_installed_packages_are_known_by_their_files(tmp_path, monkeypatch):
     """A package reinstalled from another build of the same version (pip replaces its metadata
     folder, whose RECORD lists each file with its hash) is another environment."""
-    monkeypatch.setattr(store.sysconfig, "get_path", lambda name: str(tmp_path))
+    monkeypatch.setattr(fingerprint.sysconfig, "get_path", lambda name: str(tmp_path))
     info = tmp_path / "optax-0.2.5.dist-info"
     info.mkdir()
     (info / "RECORD").write_text("optax/__init__.py,sha256=one,10\n")
-    first = store.installed()
-    assert store.installed() == first
+    first = fingerprint.environment()
+    assert fingerprint.environment() == first
     shutil.rmtree(info)
     info.mkdir()
     (info / "RECORD").write_text("optax/__init__.py,sha256=two,10\n")
     os.utime(tmp_path, ns=(1, 1))  # whatever the folder's clock says, it changed
-    assert store.installed() != first
+    assert fingerprint.environment() != first
 
 
-def test_the_machinery_is_the_execution_code_only():
-    """An edit to the theme, the accessibility or the publishing code executes nothing again."""
-    assert {"kernel.py", "snippet.py", "runtime.py", "store.py"} <= set(store.MACHINERY)
-    for name in (
-        "a11y.py",
-        "weight.py",
-        "speed.py",
-        "seo.py",
-        "downloads.py",
-        "sphinxext.py",
-        "verdict.py",
-        "compare.py",
-        "accept.py",
-    ):
-        assert name not in store.MACHINERY, name
-    for name in store.MACHINERY:
-        assert (ROOT / "jaxbook" / name).is_file(), name
+@pytest.mark.build
+def test_every_module_the_kernel_runs_is_in_its_machinery_hash(tmp_path):
+    """The jaxbook modules loaded in a real kernel after a page ran (a declared error, then a
+    print) are all among the files the store's machinery hash is made of."""
+    from jaxbook.execute import Kernel
+
+    (tmp_path / "snippets" / "k").mkdir(parents=True)
+    (tmp_path / "snippets" / "k" / "raises.py").write_text("# raises: ValueError\nraise ValueError('x')\n")
+    (tmp_path / "snippets" / "k" / "modules.py").write_text(
+        "import json\nimport os\nimport sys\n\nimport jaxbook\n\nhere = os.path.dirname(jaxbook.__file__)\n"
+        "files = {getattr(m, '__file__', None) or '' for m in list(sys.modules.values())}\n"
+        "print(json.dumps(sorted(f for f in files if f.startswith(here))))\n"
+    )
+    kernel = Kernel(tmp_path)
+    try:
+        cells = kernel.run_page([tmp_path / "snippets" / "k" / n for n in ("raises.py", "modules.py")])
+    finally:
+        kernel.close()
+    assert [c.contract for c in cells] == [None, None], cells
+    loaded = {Path(f) for f in json.loads(cells[1].text)}
+    assert fingerprint.PACKAGE / "snippet.py" in loaded, loaded  # (the kernel itself runs as __main__)
+    assert loaded <= set(fingerprint.code()), loaded - set(fingerprint.code())
+
+
+def test_the_machinery_hash_changes_with_the_code_the_kernel_runs_only(tmp_path):
+    """An edit to any module the kernel imports, or to its specification, executes every page
+    again; an edit to the extension or the publishing code renders again and executes nothing."""
+    package = tmp_path / "jaxbook"
+    shutil.copytree(fingerprint.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    kernel, extension = (
+        fingerprint.machinery(e, package) for e in (fingerprint.KERNEL, fingerprint.EXTENSION)
+    )
+    for edited in ("publish.py", "sphinxext/stamp.py"):
+        (package / edited).write_text((package / edited).read_text() + "\n")
+        assert fingerprint.machinery(fingerprint.KERNEL, package) == kernel, edited
+    assert fingerprint.machinery(fingerprint.EXTENSION, package) != extension
+    for edited in ("kernel.py", "snippet.py", "files.py", "kernels/python3/kernel.json"):
+        (package / edited).write_text((package / edited).read_text() + "\n")
+        assert fingerprint.machinery(fingerprint.KERNEL, package) != kernel, edited
+        kernel = fingerprint.machinery(fingerprint.KERNEL, package)
 
 
 def test_a_result_is_written_atomically_and_an_incomplete_one_is_not_trusted(book):
@@ -155,7 +179,7 @@ def test_a_build_killed_while_executing_then_rebuilt_gives_the_clean_builds_site
         book.page("b", "b/waits.py")
         if name == "killed":
             monkeypatch.setenv("JAXBOOK_JOBS", "1")  # one process reads a, then b
-            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            env = {**os.environ, "PYTHONPATH": str(fingerprint.PACKAGE.parent)}
             process = subprocess.Popen(
                 strict_command(book.root, None), cwd=book.root, env=env, stdout=subprocess.DEVNULL
             )

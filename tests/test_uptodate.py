@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 
 import pytest
 
-from jaxbook import store, uptodate
-from jaxbook.files import repository_files
+from jaxbook import fingerprint, uptodate
+from jaxbook.files import installed, repository_files
 from tests.helpers import Book
 
 pytestmark = pytest.mark.inputs()  # throwaway books and folders of its own
@@ -45,14 +46,6 @@ def later(path, text):
 def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     root = small_book(tmp_path)
     command = ["sphinx", "-b", "html", str(root)]
-    installed = ["/site/numpy-2.0.dist-info 0123"]  # what is installed here is not the test's
-    listed = []  # the paths whose distributions the key lists
-
-    def distributions(paths):
-        listed.append(paths)
-        return installed
-
-    monkeypatch.setattr(uptodate, "distributions", distributions)
     environ = {"HOME": "/home/a", "JAXBOOK_JOBS": "2"}
 
     def key(**changes):
@@ -60,10 +53,8 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
 
     before = key()
     assert key() == before
-    # The environment's own packages are listed once, by store.environment(), and not again.
-    assert listed and not set(listed[-1]) & set(store.site_packages()), listed[-1]
     with monkeypatch.context() as patch:
-        patch.setattr(store, "installed", lambda: "another build of a package")
+        patch.setattr(fingerprint, "packages", lambda paths: "another build of a package")
         assert key() != before
     # What the build reads: each changes the key.
     later(root / "snippets" / "a.py", "print(2)\n")
@@ -77,23 +68,22 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     assert key() not in (before, new_file)  # a name is an input too
     (root / "snippets" / "c.py").unlink()
     assert key(command=[*command, "-E"]) != before
-    assert key(environ={**environ, "JAXBOOK_JOBS": "1"}) != before
-    assert key(environ={**environ, "JAXBOOK_BASE_URL": "https://example.org/"}) != before
-    assert key(environ={**environ, "READTHEDOCS_CANONICAL_URL": "https://example.org/"}) != before
-    monkeypatch.setenv("JAX_ENABLE_X64", "1")  # the kernel's settings (jaxbook.store.environment)
-    assert key() != before
-    monkeypatch.delenv("JAX_ENABLE_X64")
-    monkeypatch.setattr(uptodate, "distributions", lambda paths: [*installed, "/site/jax-9.0.dist-info 4567"])
-    assert key() != before
-    monkeypatch.setattr(uptodate, "distributions", distributions)
-    monkeypatch.setattr(uptodate.sys, "path", [*uptodate.sys.path, "/src/checkout"])
+    for name, value in [
+        ("JAXBOOK_JOBS", "1"),
+        ("JAXBOOK_BASE_URL", "https://example.org/"),
+        ("READTHEDOCS_CANONICAL_URL", "https://example.org/"),
+        ("JAX_ENABLE_X64", "1"),  # the kernel's settings
+    ]:
+        assert key(environ={**environ, name: value}) != before, name
+    monkeypatch.setattr(sys, "path", [*sys.path, "/src/checkout"])
     assert key() != before  # code outside any distribution
-    assert "/src/checkout" in listed[-1]
     monkeypatch.undo()
-    monkeypatch.setattr(uptodate, "distributions", distributions)
-    # What it does not read: generated and ignored files, another shell, one test run's switches.
+    # What it does not read: generated, ignored or untracked files outside the book's folders,
+    # another shell, one test run's switches.
     later(root / "_build" / "out.txt", "built again\n")
     (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")
+    (root / "notes.txt").write_text("scratch\n", encoding="utf-8")
+    (root / "test.log").write_text("a run's output\n", encoding="utf-8")
     assert key(environ={**environ, "HOME": "/home/b", "JAXBOOK_RECHECK": "1", "SHLVL": "3"}) == before
 
 
@@ -103,16 +93,16 @@ def test_distributions_are_known_by_their_installed_files(tmp_path):
     record = tmp_path / "numpy-2.0.0.dist-info" / "RECORD"
     record.parent.mkdir()
     record.write_text("numpy/__init__.py,sha256=aaa,10\n", encoding="utf-8")
-    (tmp_path / "numpy").mkdir()
     paths = [str(tmp_path), str(tmp_path / "gone")]
-    (found,) = uptodate.distributions(paths)
-    assert found.startswith(f"{record.parent} ") and uptodate.distributions(paths) == [found]
+    first = fingerprint.packages(paths)
+    assert fingerprint.packages(paths) == first
     record.write_text("numpy/__init__.py,sha256=bbb,10\n", encoding="utf-8")
-    assert uptodate.distributions(paths) != [found]
+    os.utime(tmp_path, ns=(1, 1))  # whatever the folder's clock says, it changed
+    assert fingerprint.packages(paths) != first
     direct = tmp_path / "mine-0.1.dist-info" / "direct_url.json"
     direct.parent.mkdir()
     direct.write_text('{"url": "file:///src/mine", "dir_info": {"editable": true}}', encoding="utf-8")
-    mine = [[d for d in uptodate.distributions(paths) if "mine-0.1" in d] for _ in range(2)]
+    mine = [[d for folder, d in installed(paths) if folder.name == "mine-0.1.dist-info"] for _ in range(2)]
     assert len(mine[0]) == 1 and mine[0] != mine[1]
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from jaxbook import ROOT
 
-#: Reads none of the book's content (tests/verdicts.py): an edited page or snippet does not re-check it.
+#: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
 
 GROUPED = """\
@@ -50,7 +50,7 @@ def test_a_groups_tests_run_on_one_worker(tmp_path, pytestconfig):
     result = subprocess.run(
         [sys.executable, "-m", "pytest", *options, "-q", "test_grouped.py"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the options load tests.verdicts
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the options load tests.pass_cache
         capture_output=True,
         text=True,
         timeout=300,

@@ -16,7 +16,7 @@ noisy: the load average is printed with the figures).
            where the workers' time went, file by file (pytest's JUnit report), and where the
            machine's CPU went, by kind of process (browser, kernels, Sphinx, pytest; from /proc);
            then the suite again, nothing changed (every test skipped as unchanged since it passed,
-           tests/verdicts.py), and after editing one snippet (its page rebuilt, the tests that read
+           tests/pass_cache.py), and after editing one snippet (its page rebuilt, the tests that read
            it re-checked), whose target is the bench's own rebuild of that edit plus 45 s
 - wrong:   lines of the kept wrong practice solutions (every file in a wrong/ folder of practice/)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jaxbook import machinery_version, store
+from jaxbook import fingerprint
 
 PARTS = ("cells", "mystnb", "problems", "stamp", "quiet")
 
@@ -32,7 +32,7 @@ def on_env_updated(app, env) -> list[str]:
 
 def setup(app):
     # When the store's environment changes, every page is executed again and must be rendered again.
-    app.add_config_value("jaxbook_environment", store.environment(), "env")
+    app.add_config_value("jaxbook_environment", fingerprint.environment(), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited, priority=100)
@@ -45,5 +45,6 @@ def setup(app):
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": machinery_version(),  # an edit to jaxbook/ reads every page again
+        # its code and the kernel's: an edit to either reads every page again
+        "env_version": int(fingerprint.machinery(fingerprint.EXTENSION)[:15], 16),
     }

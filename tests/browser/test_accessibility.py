@@ -15,7 +15,7 @@ import pytest
 
 from jaxbook import ROOT
 from jaxbook.pages import NOT_FOUND_PAGE
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import chosen_mode_js, published_pages
 from tests.browser.survey import MODES, per_page
 
@@ -45,7 +45,7 @@ def describe(path: str, mode: str, violations: list[dict], limit: int = 5) -> st
     return "\n".join(lines)
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize(
     ("mode", "path"), per_page([*published_pages(), NOT_FOUND_PAGE, "search.html?q=vmap"], *MODES)
 )
@@ -171,7 +171,7 @@ def keyboard_page(browser, site_url):
     context.close()
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages(STEP_PAGE))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages(STEP_PAGE))
 def test_keyboard_walk_reaches_every_control_with_a_visible_focus_ring(keyboard_page):
     context, page = keyboard_page
     page.goto(STEP_PAGE)
@@ -214,7 +214,7 @@ def focus_by_tab(page, selector: str, limit: int = 800):
     pytest.fail(f"Tab never reaches {selector}")
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages(STEP_PAGE))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages(STEP_PAGE))
 def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
     context, page = keyboard_page
     page.goto(STEP_PAGE)
@@ -240,7 +240,7 @@ def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
     assert not page.locator(".dropdown-download-buttons .dropdown-menu.show").count()
 
 
-@pytest.mark.built_inputs(verdicts.built_pages(STEP_PAGE), "snippets/vmap")
+@pytest.mark.built_inputs(pass_cache.built_pages(STEP_PAGE), "snippets/vmap")
 def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, site_url):
     context, page = keyboard_page
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))

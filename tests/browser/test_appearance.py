@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import PHONE, SCREENSHOTS, STEPS, chosen_mode_js, new_context, published_pages
 from tests.browser.survey import per_page
 
@@ -48,7 +48,7 @@ def low_contrast(result: dict) -> list[str]:
     return bad
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html", "guide/grad.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/arrays.html", "guide/grad.html"))
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_colour_mode_renders_readable_code(page, mode):
     page.goto("guide/arrays.html")
@@ -77,7 +77,7 @@ THEME_WHEN_PARSED_JS = """document.addEventListener("readystatechange", () => {
 });"""
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/grad.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/grad.html"))
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_first_visit_is_drawn_in_its_colour_mode_from_the_start(context, scheme):
     """A reader who never chose a mode ("auto") sees the page in the system's colour scheme from
@@ -127,7 +127,7 @@ def reader_in_mode(browser, site_url):
         context.close()
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize(("mode", "path"), per_page(STEP_PAGES, "light", "dark"))
 def test_every_cell_of_a_step_page_is_readable(reader_in_mode, mode, path):
     """Every code and output block of each of the ten steps, including coloured outputs (rich
@@ -172,7 +172,7 @@ def sideways_scrolling(phone, paths) -> list[str]:
     return problems
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize("path", per_page(published_pages()))
 def test_page_does_not_scroll_sideways_on_a_phone(phone_reader, path):
     problems = sideways_scrolling(phone_reader, [path])
@@ -185,7 +185,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/vmap.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/vmap.html"))
 def test_screenshots_of_a_step_page(page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.goto("guide/vmap.html")
@@ -200,7 +200,7 @@ def test_screenshots_of_a_step_page(page):
         assert path.stat().st_size > 20_000, f"{path} is suspiciously small (blank page?)"
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/vmap.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/vmap.html"))
 def test_screenshots_of_a_step_page_on_a_phone(phone):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     phone.goto("guide/vmap.html")

@@ -8,7 +8,7 @@ from urllib.parse import urljoin
 import pytest
 
 from jaxbook import ROOT
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import READING_ORDER_START, new_context, reading_order
 from tests.browser.survey import per_page
 
@@ -28,14 +28,14 @@ def result_links(page) -> list[str]:
     ]
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("search.html"))
 def test_search_page_finds_vmap(page):
     page.goto("search.html?q=vmap")
     links = result_links(page)
     assert VMAP_PAGE in links[:5], f"the vmap step is not among the first 5 results: {links[:10]}"
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("search.html"))
 def test_search_summaries_are_patched_before_the_search_starts(page):
     """The search runs as soon as searchindex.js has run, before DOMContentLoaded; a result page
     that answers fast is summarised then. _static/search-summary.js must be in place by that time
@@ -53,7 +53,7 @@ def test_search_summaries_are_patched_before_the_search_starts(page):
     assert page.evaluate("window.jaxbookPatchedAtIndex") is True
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("search.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("search.html"))
 def test_search_summaries_show_page_text_not_the_toolbar(page):
     page.goto("search.html?q=vmap")
     page.wait_for_selector("#search-results ul.search li p.context")
@@ -64,7 +64,7 @@ def test_search_summaries_show_page_text_not_the_toolbar(page):
     assert not any("Outputs on this page were produced" in s for s in summaries), summaries[:3]
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html", "search.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/arrays.html", "search.html"))
 def test_typing_into_the_search_field_searches(page, site_url):
     page.goto("guide/arrays.html")
     page.locator(".search-button__button:visible").first.click()
@@ -116,7 +116,7 @@ def walker(browser, site_url):
     context.close()
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize("path", per_page([f"{doc}.html" for doc in READING_ORDER]))
 def test_next_link_opens_the_next_page_of_the_reading_order(walker, site_url, path):
     """Together, one test per page: the next links walk the whole book in the toctrees' order
@@ -130,7 +130,7 @@ def test_next_link_opens_the_next_page_of_the_reading_order(walker, site_url, pa
 PREVIOUS_WALK = ["guide/jit", "guide/grad", "guide/arrays", "docs/prerequisites", "index"]
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages(*(f"{p}.html" for p in PREVIOUS_WALK)))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages(*(f"{p}.html" for p in PREVIOUS_WALK)))
 def test_previous_links_walk_back_to_the_landing_page(page, site_url):
     page.goto("guide/jit.html")
     walked = [relative(page, site_url)]
@@ -142,7 +142,7 @@ def test_previous_links_walk_back_to_the_landing_page(page, site_url):
     assert walked == PREVIOUS_WALK
 
 
-@pytest.mark.built_inputs(verdicts.built_pages("guide/arrays.html"), "snippets/arrays/numpy_style.py")
+@pytest.mark.built_inputs(pass_cache.built_pages("guide/arrays.html"), "snippets/arrays/numpy_style.py")
 def test_copy_button_copies_the_snippet_only(context, page, site_url):
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
     page.goto("guide/arrays.html")
@@ -167,7 +167,7 @@ def test_copy_button_copies_the_snippet_only(context, page, site_url):
     assert output.strip() and not leaked, f"output lines in the copied text: {leaked}"
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_pages("guide/arrays.html"))
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages("guide/arrays.html"))
 def test_declared_error_shows_its_traceback_and_the_page_its_stamp(page):
     page.goto("guide/arrays.html")
     traceback = page.locator("div.cell_output .output.traceback", has_text="TypeError").first

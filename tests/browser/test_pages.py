@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import is_local, published_pages
 from tests.browser.survey import per_page
 
 pytestmark = [pytest.mark.build, pytest.mark.browser]
 
 
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize("path", per_page(published_pages() + ["search.html?q=vmap"]))
 def test_page_loads_cleanly(visitor, site_root, path):
     assert (site_root / path.split("?")[0]).is_file(), f"{path} was not built"

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests import verdicts
+from tests import pass_cache
 from tests.browser.support import BUDGET, STEPS, WEIGHT_REPORT, published_pages
 from tests.browser.survey import per_page
 
@@ -33,7 +33,7 @@ WEIGHED = sorted(set(published_pages()) | {f"guide/{s}.html" for s in STEPS})
 
 
 # One test per page, in the visit of tests/browser/survey.py.
-@pytest.mark.built_inputs.with_args(verdicts.built_page)
+@pytest.mark.built_inputs.with_args(pass_cache.built_page)
 @pytest.mark.parametrize("path", per_page(WEIGHED))
 def test_page_stays_within_the_budget(visitor, site_root, path):
     visit = visitor.visit(path)

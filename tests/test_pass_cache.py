@@ -1,4 +1,4 @@
-"""A test is skipped only while every input of its last pass is unchanged (tests/verdicts.py).
+"""A test is skipped only while every input of its last pass is unchanged (tests/pass_cache.py).
 
 Each test here runs pytest, with the plugin on, on a tiny repository of its own: a page, a
 snippet, a test file; the tests of that repository log each time they really run.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
-from tests import verdicts
+from tests import pass_cache
 
 pytestmark = pytest.mark.inputs()  # repositories of its own, none of the book's content
 
@@ -80,7 +80,7 @@ class Repository:
         (self.root / "_build").mkdir()
         (self.root / ".gitignore").write_text("_build/\n__pycache__/\n")
         (self.root / "pyproject.toml").write_text(
-            '[tool.pytest.ini_options]\naddopts = "-p tests.verdicts -p no:cacheprovider '
+            '[tool.pytest.ini_options]\naddopts = "-p tests.pass_cache -p no:cacheprovider '
             '--import-mode=importlib -rs"\n'
         )
         (self.root / "guide" / "demo.md").write_text("# Demo\n")
@@ -88,7 +88,11 @@ class Repository:
         (self.root / "_build" / "out.txt").write_text("one\n")
         (self.root / "_build" / "built.txt").write_text("one\n")
         (self.root / "test_demo.py").write_text(TESTS)
-        subprocess.run(["git", "init", "-q"], cwd=self.root, check=True)
+        settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
+        git = ["git", *(f for s in settings for f in ("-c", s))]
+        subprocess.run([*git, "init", "-q"], cwd=self.root, check=True)
+        subprocess.run([*git, "add", "."], cwd=self.root, check=True)
+        subprocess.run([*git, "commit", "-qm", "repo"], cwd=self.root, check=True)
 
     def run(self, **env: str) -> tuple[set[str], str]:
         """The tests that ran (not skipped), and pytest's output."""
@@ -96,7 +100,7 @@ class Repository:
         clean = {
             k: v
             for k, v in os.environ.items()
-            if k not in (verdicts.STATE, verdicts.RECHECK, "PYTEST_ADDOPTS")
+            if k not in (pass_cache.STATE, pass_cache.RECHECK, "PYTEST_ADDOPTS")
         }
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"],
@@ -126,7 +130,7 @@ EVERY = {
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Repository:
     """The repository after a first run, where every test passed."""
-    repository = Repository(tmp_path_factory.mktemp("verdicts"))
+    repository = Repository(tmp_path_factory.mktemp("pass-cache"))
     ran, output = repository.run()
     assert ran == EVERY, output
     return repository
@@ -184,6 +188,32 @@ def test_a_reinstalled_distribution_rechecks_every_test(fresh, tmp_path):
     assert fresh.run(PYTHONPATH=path)[0] == EVERY
 
 
+def test_an_untracked_log_or_scratch_file_changes_nothing(fresh):
+    """Files git does not track are none of a test's inputs, but where the book's code finds files
+    by listing them (its pages, snippets/, tests/: an untracked page is read)."""
+    fresh.write("test.log", "a run's output\n")
+    fresh.write("notes.txt", "scratch\n")
+    assert fresh.run()[0] == set()
+    fresh.write("guide/draft.md", "# Draft\n")
+    assert fresh.run()[0] == {"reads_the_book", "fails_while_asked"}
+
+
+def test_a_test_that_reads_a_book_file_its_inputs_do_not_name_fails(fresh):
+    """What the key holds is checked: reading (or listing) an undeclared page, snippet or
+    practice file fails the test, and names the file; reading a declared one does not."""
+    fresh.write(
+        "test_reads.py",
+        "from pathlib import Path\nimport os\nimport pytest\n\n\n"
+        "@pytest.mark.inputs()\ndef test_undeclared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
+        "@pytest.mark.inputs()\ndef test_lists():\n    os.listdir('snippets/demo')\n\n\n"
+        "@pytest.mark.inputs('snippets/demo')\ndef test_declared():\n    Path('snippets/demo/hello.py').read_text()\n",
+    )
+    ran, output = fresh.run()
+    assert "2 failed" in output and "1 passed" in output, output
+    assert "test_undeclared read snippets/demo/hello.py, which its inputs do not name" in output, output
+    assert "test_lists read snippets/demo, which" in output, output
+
+
 def test_a_failed_test_is_checked_again_until_it_passes(fresh):
     fresh.write("guide/fail.md", "# Fail\n")
     ran, output = fresh.run()
@@ -199,8 +229,8 @@ def test_recheck_runs_every_test(repo):
     assert repo.run()[0] == set()
 
 
-def test_a_half_written_verdict_is_not_trusted(fresh):
-    files = sorted((fresh.root / "_build" / "verdicts").rglob("*.json"))
+def test_a_half_written_record_is_not_trusted(fresh):
+    files = sorted((fresh.root / "_build" / "pass-cache").rglob("*.json"))
     assert len(files) == 7  # five tests, two of them also keyed by what they read of the build
     for path in files:
         text = path.read_text()
@@ -209,15 +239,15 @@ def test_a_half_written_verdict_is_not_trusted(fresh):
     assert fresh.run()[0] == EVERY
 
 
-def test_a_verdict_is_kept_only_for_the_key_it_was_made_for(fresh):
-    for path in (fresh.root / "_build" / "verdicts").rglob("*.json"):
+def test_a_record_is_kept_only_for_the_key_it_was_made_for(fresh):
+    for path in (fresh.root / "_build" / "pass-cache").rglob("*.json"):
         data = json.loads(path.read_text())
         path.write_text(json.dumps({**data, "key": "0" * 64}))
     assert fresh.run()[0] == EVERY
 
 
 def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fresh):
-    """And a test that uses the fixture building the site (verdicts.BUILDERS) is keyed by what
+    """And a test that uses the fixture building the site (pass_cache.BUILDERS) is keyed by what
     it reads of the build right after that fixture: while unchanged, its browser page is never
     opened."""
     fresh.write("_build/out.txt", "two\n")  # its declared input changed, what it reads of the build not
@@ -230,22 +260,24 @@ def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fre
 
 def test_a_nested_run_checks_everything(repo):
     """A pytest run started by a test (its environment says the plugin is on above it)."""
-    assert repo.run(**{verdicts.STATE: "on"})[0] == EVERY
+    assert repo.run(**{pass_cache.STATE: "on"})[0] == EVERY
 
 
 def test_a_browser_test_of_some_pages_reads_them_and_what_they_load_not_the_other_pages(
     tmp_path, monkeypatch
 ):
-    """verdicts.built_pages: the visited pages, the site's assets and, for the search page only,
+    """pass_cache.built_pages: the visited pages, the site's assets and, for the search page only,
     the search index; an edit of another page or of a download changes none of its inputs."""
     html = tmp_path / "_build" / "html"
     for name in ["index.html", "guide/a.html", "guide/b.html", "search.html", "searchindex.js",
                  "_static/bundle.css", "_static/x.js", "_sources/guide/b.ipynb", "_images/p.png"]:  # fmt: skip
         (html / name).parent.mkdir(parents=True, exist_ok=True)
         (html / name).write_text(name)
-    monkeypatch.setattr(verdicts, "ROOT", tmp_path)
-    monkeypatch.setattr(verdicts, "root", tmp_path)
-    found = {p.relative_to(html).as_posix() for p in verdicts.built_pages("guide/a.html", "index.html")(None)}
+    monkeypatch.setattr(pass_cache, "ROOT", tmp_path)
+    monkeypatch.setattr(pass_cache, "root", tmp_path)
+    found = {
+        p.relative_to(html).as_posix() for p in pass_cache.built_pages("guide/a.html", "index.html")(None)
+    }
     assert found == {"guide/a.html", "index.html", "_static/bundle.css", "_static/x.js", "_images/p.png"}
-    searching = {p.relative_to(html).as_posix() for p in verdicts.built_pages("search.html")(None)}
+    searching = {p.relative_to(html).as_posix() for p in pass_cache.built_pages("search.html")(None)}
     assert {"search.html", "searchindex.js"} <= searching and "guide/a.html" not in searching

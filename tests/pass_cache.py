@@ -1,28 +1,8 @@
-"""Tests that re-check only what changed: a pytest plugin (``-p tests.verdicts`` in pyproject.toml).
+"""Tests that re-check only what changed: a pytest plugin (``-p tests.pass_cache`` in pyproject.toml).
 
-A test that passed is recorded in ``_build/verdicts/`` under a key made of everything it reads:
-
-- its node id;
-- the files every test may read (:func:`always`: the machinery, the tests, the configuration,
-  the lock, the theme's files; every file of the repository that is not the book's content);
-- its own inputs, declared with ``@pytest.mark.inputs(...)`` (``.with_args(f)`` for one function): paths (files or folders, under the
-  repository) or functions of the test item returning paths. ``tests/conftest.py`` gives every
-  test without one the whole book (:func:`book`); a test that builds a throwaway book declares
-  ``inputs()`` (no content of the book), a per-page test its page's own sources;
-- the environment (:func:`environment`): Python, the platform and CPU, the installed packages (by their
-  ``RECORD``: each installed file with its hash; an editable install never repeats),
-  JAX's settings and every ``JAXBOOK_``/``JAX_``/``XLA_`` variable, Chromium, Java and the HTML checker, ``--impl``.
-
-On the next run a test whose key holds a passed verdict is skipped, "unchanged since it passed".
-A test may also declare inputs only known once its fixtures are set up (``@pytest.mark.built_inputs``,
-such as the built page a browser test visits): when its first key misses, it is keyed again by
-those once they exist (right after the fixture that builds the site, :data:`BUILDERS`, or after
-set-up), and skipped if that key holds a passed verdict.
-
-Failures, errors and skips are never recorded. ``JAXBOOK_RECHECK=1`` re-checks every test (and
-records the passes); a clean clone has no ``_build`` and checks everything. A pytest run started
-by a test (a nested run) checks everything and records nothing. Each input file is hashed once
-per process (the cache holds its path, modification time and size).
+A test that passed is recorded in ``_build/pass-cache/`` under a key of everything it can read
+(:func:`key_of`), and skipped while that key holds; while it runs, the book's files it opens must
+be among its declared inputs (:func:`pytest_runtest_call`), so that a key never misses one.
 """
 
 from __future__ import annotations
@@ -31,7 +11,6 @@ import functools
 import hashlib
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -40,21 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, files, pages, runtime, uptodate
+from jaxbook import ROOT, files, fingerprint, pages, uptodate
 from jaxbook.files import file_digest, write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
 root = ROOT
 RECHECK = "JAXBOOK_RECHECK"
 #: "on" in the process that enabled the plugin and its xdist workers, "off" in a nested run.
-STATE = "JAXBOOK_VERDICTS"
-#: Environment variables that can change what a test sees (besides the ones below, by prefix):
-#: the build's, the kernel's, and the programs found on the PATH.
-VARIABLES = ("PATH", *uptodate.VARIABLES, *runtime.KERNEL_VARIABLES)
-PREFIXES = ("JAXBOOK_", *runtime.KERNEL_PREFIXES)
-#: Variables of one run only (a run id, this switch itself): never part of a key.
-PER_RUN = uptodate.PER_RUN
-assert {RECHECK, STATE} <= PER_RUN
+STATE = "JAXBOOK_PASS_CACHE"
+assert {RECHECK, STATE} <= fingerprint.PER_RUN  # switches of one run: never part of a key
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 
@@ -62,9 +35,8 @@ BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JA
 #: that uses one is keyed by its built inputs right after it, before its other fixtures (a
 #: browser page, a served notebook) are set up, so that an unchanged one costs nothing.
 BUILDERS = ("site_root", "built_site")
-CHECK_FIXTURE = "_built_verdict"
+CHECK_FIXTURE = "_built_unchanged"
 
-Inputs = Iterable[str | Path | Callable]
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
 OUTCOME = pytest.StashKey[dict]()
@@ -75,8 +47,9 @@ OUTCOME = pytest.StashKey[dict]()
 
 @functools.cache
 def repository_files() -> tuple[Path, ...]:
-    """Every file of the repository that git does not ignore (tracked or not), sorted."""
-    return files.repository_files(root)
+    """The files of the repository its code can read (:func:`jaxbook.uptodate.book_files`: an
+    untracked log or scratch file is none of them)."""
+    return uptodate.book_files(root)
 
 
 def is_content(path: Path) -> bool:
@@ -135,55 +108,36 @@ def _group_digest(group: Callable[[], tuple[Path, ...]]) -> str:
 
 
 def chromium() -> str:
-    """The Chromium the browser tests drive: its version, or that it is missing."""
+    """The Chromium the browser tests drive (a launcher script: its version too), or that it is missing."""
     from tests.browser.support import CHROMIUM
 
     if not CHROMIUM.is_file():
-        return f"{CHROMIUM}: missing"
-    real = CHROMIUM.resolve()
+        return "missing"
     try:
-        version = subprocess.run(
-            [str(CHROMIUM), "--version"], capture_output=True, text=True, timeout=60
-        ).stdout.strip()
+        run = subprocess.run([str(CHROMIUM), "--version"], capture_output=True, text=True, timeout=60)
+        version = run.stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         version = "no version"
-    return f"{CHROMIUM} {version} {file_digest(real)}"
-
-
-def java() -> str:
-    """The Java that runs the HTML checker: its program and that program's hash (a new JDK is a
-    new program; no Java is started), or that it is missing."""
-    found = shutil.which("java")
-    if not found:
-        return "missing"
-    real = Path(os.path.realpath(found))
-    return f"{real} {file_digest(real)}"
+    return f"{CHROMIUM.resolve()} {version} {file_digest(CHROMIUM.resolve())}"
 
 
 @functools.cache
 def _environment() -> str:
-    variables = uptodate.build_variables(os.environ, VARIABLES, PREFIXES)
-    return json.dumps(
-        {
-            "python": sys.version,
-            "executable": sys.executable,
-            "platform": platform.platform(),
-            "cpu": runtime.cpu(),
-            "cores": os.cpu_count(),
-            "root": str(root),
-            "variables": sorted(variables.items()),
-            "packages": uptodate.distributions(),  # by content: never the same for an editable one
-            "axe": file_digest(root / "node_modules" / "axe-core" / "package.json"),
-            "vnu": file_digest(root / "node_modules" / "vnu-jar" / "package.json"),
-            "java": java(),
-            "chromium": chromium(),
-        }
-    )
+    """The tests' environment (:func:`jaxbook.fingerprint.environment`) with the programs they run."""
+    java = os.path.realpath(shutil.which("java") or "/missing/java")
+    modules = root / "node_modules"
+    tools = {
+        "chromium": chromium(),
+        "java": f"{java} {file_digest(Path(java))}",  # a new JDK is a new program; none is started
+        "axe": file_digest(modules / "axe-core" / "package.json"),
+        "vnu": file_digest(modules / "vnu-jar" / "package.json"),
+    }
+    return fingerprint.environment("tests", tools=tools)
 
 
 def environment(config) -> str:
     """What of the environment can change a test's outcome, with the options of this run."""
-    return _environment() + json.dumps({"impl": config.getoption("--impl", None)})
+    return _environment() + json.dumps({"root": str(root), "impl": config.getoption("--impl", None)})
 
 
 # --- keys --------------------------------------------------------------------------------------
@@ -193,10 +147,9 @@ def environment(config) -> str:
 GROUPS = (always, book)
 
 
-def declared(item, marker: str) -> list[str]:
-    """Digests of what ``item``'s ``marker`` markers name: groups of :data:`GROUPS`, paths, or
-    functions of the item returning paths. A test without an ``inputs`` marker reads the whole
-    book."""
+def named(item, marker: str) -> tuple[list[Callable], list[Path]]:
+    """What ``item``'s ``marker`` markers name: groups of :data:`GROUPS`, and files (paths, or
+    functions of the item returning paths). A test without an ``inputs`` marker reads the book."""
     groups, found = [], []
     marks = list(item.iter_markers(marker))
     if marker == "inputs" and not marks:
@@ -204,14 +157,21 @@ def declared(item, marker: str) -> list[str]:
     for mark in marks:
         for entry in mark.args:
             if entry in GROUPS:
-                groups.append(f"{entry.__name__}:{_group_digest(entry)}")
+                groups.append(entry)
             else:
                 for path in entry(item) if callable(entry) else [entry]:
                     found.extend(files_under(path))
-    return [*sorted(groups), files_digest(found)]
+    return groups, found
+
+
+def declared(item, marker: str) -> list[str]:
+    """Digests of what ``item``'s ``marker`` markers name (:func:`named`)."""
+    groups, found = named(item, marker)
+    return [*sorted(f"{g.__name__}:{_group_digest(g)}" for g in groups), files_digest(found)]
 
 
 def key_of(item, own: list[str], stage: str) -> str:
+    """The key of ``item``: its node id, the files any test may read, the environment, ``own``."""
     material = [item.nodeid, stage, _group_digest(always), environment(item.config), *own]
     return hashlib.sha256("\n".join(material).encode()).hexdigest()
 
@@ -230,11 +190,11 @@ def source_key(item) -> str | None:
 
 
 def path_of(key: str) -> Path:
-    return root / "_build" / "verdicts" / key[:2] / f"{key}.json"
+    return root / "_build" / "pass-cache" / key[:2] / f"{key}.json"
 
 
 def has_passed(key: str | None, nodeid: str) -> bool:
-    """A complete verdict file for ``key`` says the test passed (a half-written or foreign one
+    """A complete record for ``key`` says the test passed (a half-written or foreign one
     is not trusted)."""
     if key is None or os.environ.get(RECHECK) == "1":
         return False
@@ -251,7 +211,7 @@ def has_passed(key: str | None, nodeid: str) -> bool:
 
 
 def record(key: str, nodeid: str) -> None:
-    """Write the passed verdict for ``key`` in one step: a reader sees all of it or nothing."""
+    """Write that the test of ``key`` passed, in one step: a reader sees all of it or nothing."""
     path = path_of(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps({"key": key, "test": nodeid, "passed": True}))
@@ -266,24 +226,27 @@ def settled(item) -> bool:
 
 
 def active(config) -> bool:
-    return getattr(config, "_jaxbook_verdicts", False)
+    return getattr(config, "_jaxbook_pass_cache", False)
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "inputs(*paths_or_functions): the files this test reads besides the machinery (tests/verdicts.py)",
+        "inputs(*paths_or_functions): the files this test reads besides the machinery (tests/pass_cache.py)",
     )
     config.addinivalue_line(
         "markers",
-        "built_inputs(*paths_or_functions): files it reads once its fixtures are set up (tests/verdicts.py)",
+        "built_inputs(*paths_or_functions): files it reads once its fixtures are set up (tests/pass_cache.py)",
     )
     if hasattr(config, "workerinput"):
         on = os.environ.get(STATE) == "on"
     else:  # a pytest run started by a test checks everything
         on = os.environ.get(STATE) is None
         os.environ[STATE] = "on" if on else "off"
-    config._jaxbook_verdicts = on
+    config._jaxbook_pass_cache = on
+    if on and not _audited:
+        sys.addaudithook(_audit)  # hooks stay for the process's life: one is enough
+        _audited.append(True)
     global root
     root = Path(config.rootpath)
 
@@ -321,7 +284,7 @@ def skip_if_built_inputs_unchanged(item) -> None:
 
 def pytest_collection_modifyitems(items):
     """A test with built inputs that uses a fixture of :data:`BUILDERS` checks them first thing
-    in its set-up (:func:`_built_verdict`), not after every fixture."""
+    in its set-up (:func:`_built_unchanged`), not after every fixture."""
     for item in items:
         names = getattr(item, "fixturenames", None)
         if item.get_closest_marker("built_inputs") and names and set(BUILDERS) & set(names):
@@ -330,20 +293,59 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture
-def _built_verdict(request):
+def _built_unchanged(request):
     """The site built, and nothing else set up yet: skip the test if what it reads of the build
     is unchanged since it passed (a browser test would otherwise open its page first)."""
     request.getfixturevalue(next(b for b in BUILDERS if b in request.fixturenames))
     skip_if_built_inputs_unchanged(request.node)
 
 
-@pytest.hookimpl(tryfirst=True)
+#: Where the running test's opened files are collected (None: no test is running).
+_opened: set[str] | None = None
+_audited: list[bool] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    """Note each file or folder of the repository a running test opens or lists."""
+    if _opened is not None and event in ("open", "os.listdir", "os.scandir") and args:
+        if isinstance(args[0], str | bytes | os.PathLike):
+            _opened.add(os.path.abspath(os.fsdecode(args[0])))
+
+
+def undeclared(item, opened: Iterable[str]) -> list[str]:
+    """The book's files (pages, snippets, practice problems) among ``opened`` that ``item``'s
+    inputs do not name; a folder of them counts when the inputs miss one of its files."""
+    paths = [Path(p) for p in opened if p.startswith(f"{root}/") and "_build" not in Path(p).parts]
+    paths = [p for p in paths if is_content(p) and (p.is_file() or p.is_dir())]
+    if not paths or source_key(item) is None:  # a test that is never skipped needs no check
+        return []
+    groups, found = named(item, "inputs")
+    allowed = set(book() if book in groups else found)
+    return sorted(name(p) for p in paths if not set(files_under(p)) <= allowed)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """With its fixtures set up: skip a test whose built inputs are those of its last pass (a
     test that no fixture of :data:`BUILDERS` sets up; the others were checked by
-    :func:`_built_verdict`)."""
+    :func:`_built_unchanged`); run it, noting what of the book it reads: a file its inputs do not
+    name fails it, since an edit of that file would not re-check it."""
+    global _opened
     if CHECK_FIXTURE not in getattr(item, "fixturenames", ()):
         skip_if_built_inputs_unchanged(item)
+    _opened = set()
+    try:
+        result = yield
+    finally:
+        opened, _opened = _opened, None
+    missed = undeclared(item, opened) if active(item.config) else []
+    if missed:
+        pytest.fail(
+            f"{item.nodeid} read {', '.join(missed)}, which its inputs do not name: an edit there would "
+            "not re-check it. Name them in @pytest.mark.inputs(...) (tests/pass_cache.py).",
+            pytrace=False,
+        )
+    return result
 
 
 @pytest.hookimpl(wrapper=True)

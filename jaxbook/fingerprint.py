@@ -1,0 +1,115 @@
+"""What a kept result depends on besides the book's own files, said once for every key that holds
+it: the environment (:func:`environment`) and the machinery's code (:func:`machinery`)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import platform
+import sys
+import sysconfig
+from collections.abc import Iterable
+from pathlib import Path
+
+from jaxbook import runtime
+from jaxbook.deps import project_dependencies
+from jaxbook.files import files_digest, installed
+
+PACKAGE = Path(__file__).resolve().parent
+#: The code each key holds, as entry points: the kernel, from which the execution store's results
+#: come (its module and specification); the extension (a package: every module in it), which
+#: renders them; the build command.
+KERNEL = ("kernel.py", "kernels/python3/kernel.json")
+EXTENSION = ("sphinxext", *KERNEL)
+SITE = ("build.py", *EXTENSION)
+#: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
+BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
+#: Variables of one test run (tests/pass_cache.py, tests/conftest.py): they change nothing.
+PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_PASS_CACHE", "JAXBOOK_TEST_SITE_RUN"})
+
+
+def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
+    """A hash of the code ``entries`` (files of ``package``) run (:func:`code`)."""
+    return files_digest(code(entries, package), package)
+
+
+def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]:
+    """The files of ``package`` that ``entries`` run: each entry and every module of the package it
+    imports, transitively, read from the code itself (never a list kept by hand)."""
+    found = set()
+    for entry in entries:
+        path = package / entry
+        for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
+            found.update(project_dependencies(file, package.parent) if file.suffix == ".py" else [file])
+    return sorted(p for p in found if p.is_relative_to(package))
+
+
+def variables(reader: str, environ=None) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) that can change what ``reader`` makes:
+    the kernel's (:func:`jaxbook.runtime.kernel_settings`); for the build also ``JAXBOOK_*`` and
+    :data:`BUILD_VARIABLES`; for the tests also every ``JAX_*``/``XLA_*`` one and ``PATH``."""
+    env = os.environ if environ is None else environ
+    found = runtime.kernel_settings(env)
+    if reader != "kernel":
+        tests = reader == "tests"
+        prefixes = ("JAXBOOK_", *(runtime.KERNEL_PREFIXES if tests else ()))
+        names = (*BUILD_VARIABLES, *(("PATH",) if tests else ()))
+        found.update({n: v for n, v in env.items() if n.startswith(prefixes) or n in names})
+    return {n: found[n] for n in sorted(found) if n not in PER_RUN}
+
+
+def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:
+    """What of the environment can change what ``reader`` makes, each seeing more than the last:
+
+    - the kernel (the execution store): JAX's version and the settings it is given, the CPU it
+      compiles for, Python's version, its :func:`variables` and the packages of its Python
+      environment by their files (the user's ``PYTHONPATH`` does not reach it);
+    - the build (the site): also its variables, every package on ``sys.path``, and this Python's
+      program and path (code outside any package);
+    - the tests (the pass cache): also the platform, the cores, ``PATH`` and ``tools`` (what the
+      caller knows of the programs it runs outside Python, such as a version or a hash).
+    """
+    if reader not in ("kernel", "build", "tests"):
+        raise ValueError(f"no such reader of the environment: {reader!r}")
+    found = {
+        "jax": runtime.execution_key(),
+        "cpu": runtime.cpu(),
+        "python": platform.python_version(),
+        "variables": variables(reader, environ),
+        "packages": packages(site_packages()),
+    }
+    if reader != "kernel":
+        found["path"] = [sys.executable, sys.version, sys.path]
+        found["packages"] = packages(sys.path)
+    if reader == "tests":
+        found["platform"] = [platform.platform(), os.cpu_count()]
+        found["tools"] = tools or {}
+    return json.dumps(found, sort_keys=True)
+
+
+def site_packages() -> list[str]:
+    """The folders of this Python's environment that hold its installed packages."""
+    return sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
+
+
+def packages(paths: Iterable[str]) -> str:
+    """A hash of the distributions installed on ``paths``, each by its files
+    (:func:`jaxbook.files.installed`; an editable one never repeats), read once per process
+    while the folders holding them are unchanged."""
+    return _packages(tuple((p, _mtime(p)) for p in paths))
+
+
+def _mtime(folder: str) -> int | None:
+    try:
+        return os.stat(folder or ".").st_mtime_ns
+    except OSError:
+        return None
+
+
+@functools.cache
+def _packages(folders: tuple[tuple[str, int | None], ...]) -> str:
+    found = installed(folder for folder, _ in folders)
+    names = "\n".join(f"{folder.name} {digest}" for folder, digest in found)  # wherever the checkout
+    return hashlib.sha256(names.encode()).hexdigest()[:16]
