@@ -94,8 +94,8 @@ def run_practice_tests(impl, report):
         yield (ROOT / file).parent, props.get("impl"), case.get("name"), kinds
 
 
-def test_the_study_plan_has_35_problems_in_nine_sections():
-    assert len(PROBLEMS) == 35, [ident(p) for p in PROBLEMS]
+def test_the_study_plan_has_36_problems_in_nine_sections():
+    assert len(PROBLEMS) == 36, [ident(p) for p in PROBLEMS]
     assert sorted({p.parent.name for p in PROBLEMS}) == sorted(SECTIONS)
 
 
