@@ -1,0 +1,67 @@
+"""Roofline of a Matmul.
+
+A chip does at most ``peak_flops`` floating-point operations per second and
+moves at most ``hbm_bandwidth`` bytes per second between its memory (HBM) and
+its cores. A product of an (m, k) matrix by a (k, n) matrix does 2mkn FLOPs
+(a multiply and an add per term) and, when each operand is read once and the
+result written once, moves itemsize * (mk + kn + mn) bytes. It takes at least
+the larger of the two times (the roofline model, Williams, Waterman and
+Patterson, 2009), and it is compute-bound when the FLOPs' time is at least
+the bytes' time. No array is computed: shapes and dtypes are enough.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def matmul_cost(a, b) -> tuple[int, int]:
+    """FLOPs and HBM bytes of ``a @ b`` -> (flops, nbytes), Python ints.
+
+    a: (m, k), b: (k, n), anything with ``.shape`` and ``.dtype`` (a JAX or
+    NumPy array, or a ``jax.ShapeDtypeStruct``), of one dtype. Raises
+    ValueError when either is not 2-D, the inner sizes differ, or the dtypes
+    differ.
+    """
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise ValueError(f"need two 2-D operands, got {a.shape} and {b.shape}")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise ValueError(f"inner sizes differ: {a.shape} @ {b.shape}")
+    if np.dtype(a.dtype) != np.dtype(b.dtype):
+        raise ValueError(f"dtypes differ: {a.dtype} and {b.dtype}")
+    itemsize = np.dtype(a.dtype).itemsize
+    m, k, n = int(m), int(k), int(n)  # Python ints: no overflow
+    return 2 * m * k * n, itemsize * (m * k + k * n + m * n)
+
+
+def roofline_seconds(flops, nbytes, peak_flops, hbm_bandwidth) -> float:
+    """The roofline's lower bound on the time: max(flops / peak_flops,
+    nbytes / hbm_bandwidth), in seconds, as a Python float. Raises ValueError
+    unless peak_flops and hbm_bandwidth are positive and flops and nbytes
+    are not negative."""
+    if peak_flops <= 0 or hbm_bandwidth <= 0 or flops < 0 or nbytes < 0:
+        raise ValueError(
+            "need peak_flops, hbm_bandwidth > 0, flops, nbytes >= 0"
+        )
+    return max(flops / peak_flops, nbytes / hbm_bandwidth)  # int / int: float
+
+
+def min_compute_bound_rows(k, n, itemsize, peak_flops, hbm_bandwidth) -> int:
+    """The smallest m >= 1 at which (m, k) @ (k, n) is compute-bound:
+    flops / peak_flops >= nbytes / hbm_bandwidth, decided exactly (all
+    arguments are positive Python ints). Raises ValueError when no m is
+    (the intensity stays below peak_flops / hbm_bandwidth however large m
+    grows) or when an argument is not positive."""
+    if min(k, n, itemsize, peak_flops, hbm_bandwidth) <= 0:
+        raise ValueError("every argument must be positive")
+    # compute-bound: 2mkn * bw >= peak * s * (mk + kn + mn), i.e.
+    # m * (2kn * bw - peak * s * (k + n)) >= peak * s * k * n
+    slope = 2 * k * n * hbm_bandwidth - peak_flops * itemsize * (k + n)
+    if slope <= 0:
+        raise ValueError(
+            f"a (k={k}, n={n}) weight is memory-bound for every m at this "
+            "peak and bandwidth"
+        )
+    need = peak_flops * itemsize * k * n
+    return -(-need // slope)  # ceiling division, in integers: >= 1
