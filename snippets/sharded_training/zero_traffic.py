@@ -80,7 +80,8 @@ STAGES = {  # per-device step, spec of the params, spec of the momentum
     "stage 3": (stage3, P("data"), P("data")),
 }
 print(
-    f"params {4 * 2 * 512 * 256 / 2**10:.0f} KiB (float32), batch split over {N}"
+    f"params {4 * 2 * 512 * 256 / 2**10:.0f} KiB (float32), "
+    f"batch split over {N}"
 )
 sent = {}
 with jax.set_mesh(mesh):
@@ -100,7 +101,8 @@ with jax.set_mesh(mesh):
         sent[name] = sum(row[3] for row in rows)
         ops = ", ".join(f"{op} {full / 2**10:.0f}" for op, full, _, _ in rows)
         print(
-            f"{name:24} KiB sent per device {sent[name] / 2**10:6.0f} | F in KiB: {ops}"
+            f"{name:24} KiB sent per device {sent[name] / 2**10:6.0f}"
+            f" | F in KiB: {ops}"
         )
 dp = sent["stage 0 (data parallel)"]
 for name in STAGES:

@@ -29,5 +29,6 @@ print(
 v5p = "TPU v5p ICI"
 print(
     f"{v5p} against {slowest}: {one_axis(v5p) / one_axis(slowest):.0f} times "
-    f"along one axis, {one_way(v5p) / one_way(slowest):.0f} times over all links"
+    f"along one axis, {one_way(v5p) / one_way(slowest):.0f} times over all "
+    "links"
 )

@@ -24,7 +24,7 @@ def mse(model, x, y):
 
 
 def as_layers(state):
-    """An NNX State of MLP's parameters -> Step 7's [{"w", "b"}, {"w", "b"}]."""
+    """An NNX State of MLP's parameters -> Step 7's [{"w", "b"}] * 2."""
     pure = nnx.to_pure_dict(state)  # nested dicts of plain arrays
     return [
         {"w": pure[k]["kernel"], "b": pure[k]["bias"]}

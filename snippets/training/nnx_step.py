@@ -14,7 +14,7 @@ optimizer = nnx.Optimizer(model, optax.sgd(0.05, momentum=0.9), wrt=nnx.Param)
 
 @nnx.jit
 def nnx_step(model, optimizer, x, y):
-    """Updates model and optimizer in place; returns the loss before the step."""
+    """Updates model and optimizer in place; returns the loss before it."""
     loss, grads = nnx.value_and_grad(mse)(model, x, y)
     optimizer.update(model, grads)  # new parameters written into model
     return loss
@@ -28,7 +28,7 @@ opt_state = tx.init(params)
 
 @jax.jit
 def plain_step(params, opt_state, x, y):
-    """-> (params, opt_state, loss before the step), as earlier on this page."""
+    """-> (params, opt_state, loss before the step), as Step 7 writes it."""
     loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
     updates, opt_state = tx.update(grads, opt_state, params)
     return optax.apply_updates(params, updates), opt_state, loss
@@ -45,7 +45,8 @@ for step in range(300):
     params, opt_state, loss_plain = plain_step(params, opt_state, x, y)
     if step % 100 == 0 or step == 299:
         print(
-            f"step {step:3d}  loss: NNX {loss_nnx:.4f}, plain JAX {loss_plain:.4f}"
+            f"step {step:3d}  loss: NNX {loss_nnx:.4f},"
+            f" plain JAX {loss_plain:.4f}"
         )
 
 print("optimizer steps counted:", int(optimizer.step[...]))

@@ -66,7 +66,18 @@ PLACEHOLDER = re.compile(
 )
 MIN_ALT_WORDS = 8
 RICH_PICTURE = re.compile(r'<pre style="white-space:pre;[^"]*">(?:(?!</pre>).)*background-color', re.S)
-NAMED_PICTURE = re.compile(r'<div class="jaxbook-picture" role="img" aria-label="(?P<alt>[^"]*)">')
+# The tag just before a picture, attributes in any order (the publishing stage writes them sorted).
+PICTURE_TAG = re.compile(r"<div (?P<attrs>[^>]*)>$")
+ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
+
+
+def picture_name(text: str, start: int) -> str | None:
+    """The name of the picture starting at ``start``: the aria-label of an enclosing
+    ``<div class="jaxbook-picture" role="img">`` right before it, else None."""
+    tag = PICTURE_TAG.search(text, max(0, text.rfind("<div ", 0, start)), start)
+    attrs = dict(ATTRIBUTE.findall(tag["attrs"])) if tag else {}
+    named = attrs.get("class") == "jaxbook-picture" and attrs.get("role") == "img"
+    return attrs.get("aria-label") if named else None
 
 
 def test_every_image_has_alt_text_that_describes_it(site_root):
@@ -93,14 +104,14 @@ def test_every_image_has_alt_text_that_describes_it(site_root):
         # Pictures drawn as coloured HTML text (sharding maps) are images with a name too.
         for picture in RICH_PICTURE.finditer(text):
             maps += 1
-            named = NAMED_PICTURE.match(text, text.rfind('<div class="jaxbook-picture"', 0, picture.start()))
-            if named is None or named.end() != picture.start():
+            name = picture_name(text, picture.start())
+            if name is None:
                 problems.append(
                     f"{html.relative_to(site_root)}: a coloured HTML picture is not "
                     f"named: {picture.group()[:80]}..."
                 )
                 continue
-            parser.images.append({"src": "(HTML picture)", "alt": unescape(named["alt"])})
+            parser.images.append({"src": "(HTML picture)", "alt": unescape(name)})
         for image in parser.images:
             count += 1
             alt = (image.get("alt") or "").strip()
