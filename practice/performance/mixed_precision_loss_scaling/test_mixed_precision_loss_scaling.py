@@ -394,3 +394,43 @@ def test_keeps_training_across_scale_growth(impl):
         history.append((float(s.scale), int(s.good_steps)))
         np.testing.assert_allclose(params["w"], w, rtol=1e-2)
     assert history == [(2**16, 0), (2**16, 1), (2**17, 0), (2**17, 1)]
+
+
+def three_leaf_loss(params, batch):
+    """w's gradient comes from x, b's (a tuple's leaf) from z; y adds to the loss and to no
+    gradient (its derivative with respect to the params is 0)."""
+    w, (b,) = params["w"], params["b"]
+    return (
+        1e-3 * (jnp.sum(batch["x"] @ w) + jnp.sum(b * batch["z"]))
+        + jnp.sum(batch["y"])
+    )
+
+
+@pytest.mark.requirement(4)
+@given(
+    leaf=st.sampled_from(["x", "z", "y", None]),
+    index=st.integers(0, 3),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf]),
+    scale=st.sampled_from([2.0**10, 2.0**15]),
+)
+@example(leaf="z", index=3, bad=np.inf, scale=2.0**10)  # the last leaf
+@example(leaf="y", index=0, bad=np.nan, scale=2.0**10)  # in the loss only
+@example(leaf=None, index=0, bad=np.nan, scale=2.0**15)
+def test_finite_flag_over_every_gradient_leaf(impl, leaf, index, bad, scale):
+    """A non-finite value in any gradient leaf (the first or the last) gives False; one that
+    reaches the loss but no gradient (y) gives True, as does no bad value at all."""
+    batch = {
+        "x": np.ones((4, 4), np.float32),
+        "z": np.full(4, 0.5, np.float32),
+        "y": np.full(4, 2.0, np.float32),
+    }
+    if leaf is not None:
+        batch[leaf].reshape(-1)[index] = bad
+    params = {"w": jnp.asarray(W), "b": (jnp.ones(4),)}
+    grads, finite = impl.scaled_grads(
+        three_leaf_loss, params, jax.tree.map(jnp.asarray, batch), scale
+    )
+    expected = leaf in (None, "y")
+    everything = np.concatenate([np.ravel(g) for g in jax.tree.leaves(grads)])
+    assert np.isfinite(everything).all() == expected
+    assert bool(finite) == expected
