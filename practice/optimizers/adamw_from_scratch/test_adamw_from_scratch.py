@@ -226,3 +226,25 @@ def test_whole_range_matches_optax_adamw(
             updates, ref_updates, rtol=1e-4, atol=1e-5 * learning_rate
         )
         params = jax.tree.map(jnp.add, params, updates)
+
+
+@pytest.mark.requirement(4)
+def test_defaults_are_optax_adamw_defaults(impl):
+    """adamw(lr) alone: b1 = 0.9, b2 = 0.999, eps = 1e-8 and weight_decay =
+    1e-4, the signature's and optax.adamw's defaults; zero gradients isolate
+    the decay (-lr * 1e-4 * p)."""
+    init, update = impl.adamw(0.1)
+    params = make_params()
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    updates, _ = update(zeros, init(params), params)
+    assert_trees_close(updates, jax.tree.map(lambda p: -0.1 * 1e-4 * p, params))
+    params, ref_params = steps_against_oracle(
+        init,
+        update,
+        optax.adamw(0.1),
+        [jnp.full(s, 0.5) for s in SHAPES],
+        [[np.full(s, v, np.float32) for s in SHAPES] for v in (1e-3, -2.0, 0.5)],
+        rtol=1e-5,
+        atol=1e-9,
+    )
+    assert_trees_close(params, ref_params)
