@@ -199,7 +199,10 @@ def test_property_matches_numpy_loop(impl, args):
     for name, want in zip(["k", "v"], expected):
         assert out[name].dtype == dtype and out[name].shape == want.shape
         # as float32: NumPy's comparison counts a bfloat16 nan as unequal
-        got, want = np.asarray(out[name], np.float32), np.asarray(want, np.float32)
+        got, want = (
+            np.asarray(out[name], np.float32),
+            np.asarray(want, np.float32),
+        )
         np.testing.assert_array_equal(got, want, name)
         # bit for bit: array_equal counts -0.0 equal to 0.0; the sign must stay too
         numbers = ~np.isnan(want)

@@ -187,7 +187,9 @@ def same(actual, expected):
 @example(
     args=(
         # inf, nan and -0.0 in the referenced page 0 and in the token
-        jnp.array([[[[np.inf]], [[np.nan]], [[-0.0]]], [[[1.0]], [[2.0]], [[3.0]]]]),
+        jnp.array(
+            [[[[np.inf]], [[np.nan]], [[-0.0]]], [[[1.0]], [[2.0]], [[3.0]]]]
+        ),
         np.array([[0]], np.int32),
         np.array([2], np.int32),  # the last slot
         np.array([[[-np.inf]]], np.float32),

@@ -204,7 +204,9 @@ def test_property_matches_complex_reference(impl, args):
 @given(args=rope_inputs(), zeros=st.data())
 @example(
     args=(
-        jnp.asarray(np.float32([[[1e-3, -4.0, 3.0, 2.5]], [[1.0, 2.0, 3.0, 4.0]]])),
+        jnp.asarray(
+            np.float32([[[1e-3, -4.0, 3.0, 2.5]], [[1.0, 2.0, 3.0, 4.0]]])
+        ),
         jnp.array([0, 7], jnp.int32),
     ),
     zeros=None,
@@ -216,12 +218,15 @@ def test_position_zero_leaves_rows_unchanged(impl, args, zeros):
     x, positions = args
     if zeros is not None:
         chosen = zeros.draw(
-            st.lists(st.booleans(), min_size=len(positions), max_size=len(positions))
+            st.lists(
+                st.booleans(), min_size=len(positions), max_size=len(positions)
+            )
         )
         positions = jnp.where(jnp.array(chosen), 0, positions)
     out = jax.jit(impl.apply_rope)(x, positions)
     assert out.dtype == x.dtype
     at_zero = np.asarray(positions) == 0
     np.testing.assert_array_equal(
-        np.asarray(out, np.float32)[at_zero], np.asarray(x, np.float32)[at_zero]
+        np.asarray(out, np.float32)[at_zero],
+        np.asarray(x, np.float32)[at_zero],
     )

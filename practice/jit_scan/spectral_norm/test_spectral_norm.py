@@ -207,7 +207,10 @@ SLOW = np.diag([1.0, 0.99, 0.5]).astype(np.float32)
 def test_default_is_100_iterations(impl):
     """Without n_iters both functions make the signature's 100 iterations, bit for bit; 99 and 101
     differ on SLOW."""
-    w, key = jnp.asarray(SLOW), lambda: jax.random.key(0)  # a fresh key each call
+    w, key = (
+        jnp.asarray(SLOW),
+        lambda: jax.random.key(0),
+    )  # a fresh key each call
     counts = (99, 100, 101)
     sigmas = [impl.power_iteration(w, key(), n)[0] for n in counts]
     assert len({float(s) for s in sigmas}) == 3, sigmas
@@ -232,6 +235,8 @@ def test_property_spectral_normalize_every_scale(impl, w):
     assert out.shape == w.shape and out.dtype == jnp.float32
     np.testing.assert_allclose(top_singular_value(out), 1.0, rtol=1e-4)
     np.testing.assert_allclose(
-        np.asarray(out, np.float64) * top_singular_value(w), w, rtol=1e-3,
+        np.asarray(out, np.float64) * top_singular_value(w),
+        w,
+        rtol=1e-3,
         atol=1e-4 * top_singular_value(w),
     )

@@ -190,12 +190,36 @@ CONTAINERS = {
     weight_decay=st.floats(0, 1.0),
     container=st.sampled_from(sorted(CONTAINERS)),
 )
-@example(steps=[[1.0, -1.0, 0.5, 0.0]] * 3, scale=1e-6, learning_rate=1e-3,
-         b1=0.0, b2=0.0, eps=1e-8, weight_decay=0.0, container="tuple")
-@example(steps=[[1.0, -1.0, 0.5, 0.25]] * 3, scale=1e3, learning_rate=1.0,
-         b1=0.99, b2=0.9999, eps=1.0, weight_decay=1.0, container="named tuple")
-@example(steps=[[0.0, 0.0, 0.0, 0.0]] * 3, scale=1.0, learning_rate=0.1,
-         b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.5, container="nested")
+@example(
+    steps=[[1.0, -1.0, 0.5, 0.0]] * 3,
+    scale=1e-6,
+    learning_rate=1e-3,
+    b1=0.0,
+    b2=0.0,
+    eps=1e-8,
+    weight_decay=0.0,
+    container="tuple",
+)
+@example(
+    steps=[[1.0, -1.0, 0.5, 0.25]] * 3,
+    scale=1e3,
+    learning_rate=1.0,
+    b1=0.99,
+    b2=0.9999,
+    eps=1.0,
+    weight_decay=1.0,
+    container="named tuple",
+)
+@example(
+    steps=[[0.0, 0.0, 0.0, 0.0]] * 3,
+    scale=1.0,
+    learning_rate=0.1,
+    b1=0.9,
+    b2=0.999,
+    eps=1e-8,
+    weight_decay=0.5,
+    container="nested",
+)
 def test_whole_range_matches_optax_adamw(
     impl, steps, scale, learning_rate, b1, b2, eps, weight_decay, container
 ):
@@ -210,7 +234,10 @@ def test_whole_range_matches_optax_adamw(
     state, ref_state = init(params), oracle.init(params)
     for values in steps:
         grads = build(
-            *[jnp.full(s, scale * v, jnp.float32) for s, v in zip(SHAPES, values)]
+            *[
+                jnp.full(s, scale * v, jnp.float32)
+                for s, v in zip(SHAPES, values)
+            ]
         )
         before = dict(state), jax.tree.leaves(state)
         updates, new_state = update(grads, state, params)
@@ -237,13 +264,18 @@ def test_defaults_are_optax_adamw_defaults(impl):
     params = make_params()
     zeros = jax.tree.map(jnp.zeros_like, params)
     updates, _ = update(zeros, init(params), params)
-    assert_trees_close(updates, jax.tree.map(lambda p: -0.1 * 1e-4 * p, params))
+    assert_trees_close(
+        updates, jax.tree.map(lambda p: -0.1 * 1e-4 * p, params)
+    )
     params, ref_params = steps_against_oracle(
         init,
         update,
         optax.adamw(0.1),
         [jnp.full(s, 0.5) for s in SHAPES],
-        [[np.full(s, v, np.float32) for s in SHAPES] for v in (1e-3, -2.0, 0.5)],
+        [
+            [np.full(s, v, np.float32) for s in SHAPES]
+            for v in (1e-3, -2.0, 0.5)
+        ],
         rtol=1e-5,
         atol=1e-9,
     )

@@ -222,12 +222,27 @@ CONTAINERS = {
     container=st.sampled_from(sorted(CONTAINERS)),
     steps=gradient_steps(),
 )
-@example(momentum=0.0, learning_rate=0.3, nesterov=False, container="tuple",
-         steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4)
-@example(momentum=0.0, learning_rate=0.3, nesterov=True, container="named tuple",
-         steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4)
-@example(momentum=1 - 2**-20, learning_rate=1e-4, nesterov=True, container="nested",
-         steps=[[np.full(s, -1, np.float32) for s in SHAPES]] * 4)
+@example(
+    momentum=0.0,
+    learning_rate=0.3,
+    nesterov=False,
+    container="tuple",
+    steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4,
+)
+@example(
+    momentum=0.0,
+    learning_rate=0.3,
+    nesterov=True,
+    container="named tuple",
+    steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4,
+)
+@example(
+    momentum=1 - 2**-20,
+    learning_rate=1e-4,
+    nesterov=True,
+    container="nested",
+    steps=[[np.full(s, -1, np.float32) for s in SHAPES]] * 4,
+)
 def test_whole_range_matches_optax_sgd(
     impl, momentum, learning_rate, nesterov, container, steps
 ):

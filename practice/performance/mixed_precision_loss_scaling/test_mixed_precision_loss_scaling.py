@@ -400,10 +400,9 @@ def three_leaf_loss(params, batch):
     """w's gradient comes from x, b's (a tuple's leaf) from z; y adds to the loss and to no
     gradient (its derivative with respect to the params is 0)."""
     w, (b,) = params["w"], params["b"]
-    return (
-        1e-3 * (jnp.sum(batch["x"] @ w) + jnp.sum(b * batch["z"]))
-        + jnp.sum(batch["y"])
-    )
+    return 1e-3 * (
+        jnp.sum(batch["x"] @ w) + jnp.sum(b * batch["z"])
+    ) + jnp.sum(batch["y"])
 
 
 @pytest.mark.requirement(4)

@@ -67,7 +67,9 @@ def row_sets(draw):
 @given(row_sets())
 @example((np.float32([[1, 2]]), np.float32([[1, 2]])))  # N = M = 1
 @example((np.float32([[1], [2], [3]]), np.float32([[3]])))  # M = 1, D = 1
-@example((np.float32([[3, 1, 2]]), np.float32([[3, 1, 2], [0, 0, 1]])))  # N = 1
+@example(
+    (np.float32([[3, 1, 2]]), np.float32([[3, 1, 2], [0, 0, 1]]))
+)  # N = 1
 def test_pairwise_matches_a_loop(impl, case):
     xs, ys = case
     metric = lambda x, y: x[0] - 2 * y[-1] + jnp.dot(x, y)
