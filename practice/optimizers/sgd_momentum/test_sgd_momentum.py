@@ -67,6 +67,20 @@ def test_hand_computed_three_steps(impl):
         )
 
 
+@pytest.mark.requirement(1)
+def test_defaults_are_momentum_0_9_without_nesterov(impl):
+    """sgd_momentum(lr) alone: the signature's momentum = 0.9 and no Nesterov,
+    so the steps are 1, 1.9 and 2.71 times the gradient."""
+    init, update = impl.sgd_momentum(0.1)
+    params, g = {"w": jnp.array([1.0, 2.0])}, {"w": jnp.array([1.0, -2.0])}
+    state = init(params)
+    for factor in (1.0, 1.9, 2.71):
+        updates, state = update(g, state, params)
+        np.testing.assert_allclose(
+            updates["w"], -0.1 * factor * np.array([1.0, -2.0]), rtol=1e-6
+        )
+
+
 @pytest.mark.requirement(2)
 def test_nesterov_hand_computed_three_steps(impl):
     # The velocity is the same as without Nesterov (1, 1.9, 2.71 times g); the step follows the
