@@ -297,11 +297,20 @@ def scale_oracle(scale, flags, growth_interval, factor, min_scale):
     flags=st.lists(st.booleans(), min_size=1, max_size=10),
     growth_interval=st.sampled_from([1, 2, 3]),
     factor=st.sampled_from([2.0, 4.0]),
-    min_scale=st.sampled_from([1.0, 4.0]),
-    start=st.sampled_from([1.0, 8.0, 2.0**15]),
+    min_scale=st.sampled_from([0.5, 1.0, 4.0]),
+    # powers of two and not (odd scales halve to fractions), all exact in
+    # float32 after these steps
+    start=st.sampled_from([1.0, 3.0, 6.5, 8.0, 1000.0, 2.0**15]),
 )
 @example(
     flags=[True] * 3, growth_interval=1, factor=2.0, min_scale=1.0, start=1.0
+)
+@example(  # 3 / 2 = 1.5 above min_scale: not floored to 1
+    flags=[False, False],
+    growth_interval=2,
+    factor=2.0,
+    min_scale=0.5,
+    start=3.0,
 )
 def test_update_loss_scale_matches_oracle(
     impl, flags, growth_interval, factor, min_scale, start
@@ -433,3 +442,24 @@ def test_finite_flag_over_every_gradient_leaf(impl, leaf, index, bad, scale):
     everything = np.concatenate([np.ravel(g) for g in jax.tree.leaves(grads)])
     assert np.isfinite(everything).all() == expected
     assert bool(finite) == expected
+
+
+@pytest.mark.requirement(8, 11)
+def test_arguments_by_their_names(impl):
+    """Every argument may be given by the name the signature gives it (the
+    options after * only so)."""
+    s = impl.update_loss_scale(
+        state=state(impl, 8.0, 1), finite=jnp.bool_(True), growth_interval=2
+    )
+    assert (float(s.scale), int(s.good_steps)) == (16.0, 0)
+    params = {"w": jnp.asarray(W)}
+    new, s = impl.train_step(
+        loss_fn=linear_loss,
+        params=params,
+        state=state(impl, 2.0**10),
+        batch={"x": jnp.asarray(X_SMALL)},
+        lr=0.0,
+        growth_interval=1,
+    )
+    np.testing.assert_array_equal(new["w"], params["w"])
+    assert (float(s.scale), int(s.good_steps)) == (2.0**11, 0)
