@@ -463,3 +463,19 @@ def test_arguments_by_their_names(impl):
     )
     np.testing.assert_array_equal(new["w"], params["w"])
     assert (float(s.scale), int(s.good_steps)) == (2.0**11, 0)
+
+
+@pytest.mark.requirement(7, 11)
+def test_default_growth_interval_is_2000(impl):
+    """Without growth_interval both functions grow the scale on the 2000th
+    finite step in a row, the signature's default: not on the 1999th."""
+    s = impl.update_loss_scale(state(impl, 8.0, 1998), jnp.bool_(True))
+    assert (float(s.scale), int(s.good_steps)) == (8.0, 1999)
+    s = impl.update_loss_scale(s, jnp.bool_(True))
+    assert (float(s.scale), int(s.good_steps)) == (16.0, 0)
+    params, batch = {"w": jnp.asarray(W)}, {"x": jnp.asarray(X_SMALL)}
+    for good, expected in [(1998, (2.0**10, 1999)), (1999, (2.0**11, 0))]:
+        _, s = impl.train_step(
+            linear_loss, params, state(impl, 2.0**10, good), batch, 0.1
+        )
+        assert (float(s.scale), int(s.good_steps)) == expected
