@@ -180,6 +180,17 @@ def updates(draw):
         np.array([2], np.int32),  # the last row: pos = L - S
     )
 )
+@example(
+    args=(
+        {  # -0.0 written over 0.0 and kept where it was
+            "k": jnp.asarray(np.float32([[[[0.0]], [[-0.0]]]])),
+            "v": jnp.asarray(np.float32([[[[-0.0]], [[0.0]]]])),
+        },
+        np.full((1, 1, 1, 1), -0.0, np.float32),
+        np.full((1, 1, 1, 1), -0.0, np.float32),
+        np.array([0], np.int32),
+    )
+)
 def test_property_matches_numpy_loop(impl, args):
     cache, k_new, v_new, pos = args
     out = jax.jit(impl.update_kv_cache)(cache, k_new, v_new, jnp.asarray(pos))
@@ -188,8 +199,13 @@ def test_property_matches_numpy_loop(impl, args):
     for name, want in zip(["k", "v"], expected):
         assert out[name].dtype == dtype and out[name].shape == want.shape
         # as float32: NumPy's comparison counts a bfloat16 nan as unequal
-        np.testing.assert_array_equal(
+        got, want = (
             np.asarray(out[name], np.float32),
             np.asarray(want, np.float32),
-            name,
+        )
+        np.testing.assert_array_equal(got, want, name)
+        # bit for bit: array_equal counts -0.0 equal to 0.0; the sign must stay too
+        numbers = ~np.isnan(want)
+        np.testing.assert_array_equal(
+            np.signbit(got[numbers]), np.signbit(want[numbers]), name
         )

@@ -146,9 +146,13 @@ def test_under_jit_with_traced_positions(impl):
 
 @pytest.mark.requirement(1)
 @given(
-    head_dim=st.sampled_from([2, 6, 10, 64]),
-    base=st.sampled_from([100.0, 10000.0, 500000.0]),
+    head_dim=st.integers(1, 64).map(lambda half: 2 * half),
+    base=st.floats(2.0, 1e6),
 )
+@example(head_dim=2, base=10000.0)
+@example(head_dim=6, base=100.0)
+@example(head_dim=128, base=500000.0)
+@example(head_dim=10, base=2.0)
 def test_property_frequencies_match_float64(impl, head_dim, base):
     freqs = impl.rope_frequencies(head_dim, base)
     assert freqs.shape == (head_dim // 2,) and freqs.dtype == jnp.float32
@@ -193,4 +197,36 @@ def test_property_matches_complex_reference(impl, args):
     tol = TOL[jnp.dtype(x.dtype).name]
     np.testing.assert_allclose(
         np.asarray(out, np.float64), np_rope(x, positions), rtol=tol, atol=tol
+    )
+
+
+@pytest.mark.requirement(3)
+@given(args=rope_inputs(), zeros=st.data())
+@example(
+    args=(
+        jnp.asarray(
+            np.float32([[[1e-3, -4.0, 3.0, 2.5]], [[1.0, 2.0, 3.0, 4.0]]])
+        ),
+        jnp.array([0, 7], jnp.int32),
+    ),
+    zeros=None,
+)
+def test_position_zero_leaves_rows_unchanged(impl, args, zeros):
+    """Every row at position 0 (all of them, or some among rotated ones) comes
+    back exactly as it was, in every dtype: cos 0 = 1 and sin 0 = 0 change no
+    bit of a float32 computation."""
+    x, positions = args
+    if zeros is not None:
+        chosen = zeros.draw(
+            st.lists(
+                st.booleans(), min_size=len(positions), max_size=len(positions)
+            )
+        )
+        positions = jnp.where(jnp.array(chosen), 0, positions)
+    out = jax.jit(impl.apply_rope)(x, positions)
+    assert out.dtype == x.dtype
+    at_zero = np.asarray(positions) == 0
+    np.testing.assert_array_equal(
+        np.asarray(out, np.float32)[at_zero],
+        np.asarray(x, np.float32)[at_zero],
     )

@@ -1,5 +1,7 @@
 """Tests for Per-Example Gradients with vmap."""
 
+from typing import NamedTuple
+
 import hypothesis.extra.numpy as hnp
 import jax
 import jax.numpy as jnp
@@ -205,3 +207,71 @@ def test_clipping_matches_numpy_on_random_batch(impl):
     got = np.concatenate([np.ravel(leaf) for leaf in jax.tree.leaves(out)])
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
     assert jax.tree.structure(out) == jax.tree.structure(params)
+
+
+class Parts(NamedTuple):
+    a: jax.Array
+    b: jax.Array
+
+
+#: Every pytree container: (params from leaves a (), b (3,), c (2, 1); the
+#: leaves back from such params).
+CONTAINERS = {
+    "dict": (
+        lambda a, b, c: {"a": a, "b": b, "c": c},
+        lambda p: (p["a"], p["b"], p["c"]),
+    ),
+    "list": (lambda a, b, c: [a, b, c], lambda p: tuple(p)),
+    "tuple": (lambda a, b, c: (a, (b, c)), lambda p: (p[0], *p[1])),
+    "named tuple": (
+        lambda a, b, c: [Parts(a, b), c],
+        lambda p: (p[0].a, p[0].b, p[1]),
+    ),
+    "nested": (
+        lambda a, b, c: {"layers": [Parts(a, b)], "extra": (c,)},
+        lambda p: (p["layers"][0].a, p["layers"][0].b, p["extra"][0]),
+    ),
+    "bare array": (
+        lambda a, b, c: b,
+        lambda p: (jnp.float32(0.5), p, jnp.full((2, 1), 0.75)),
+    ),
+}
+
+
+@pytest.mark.requirement(1, 2)
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("batch", [1, 3])
+def test_every_container_matches_closed_form(impl, container, batch):
+    """Dicts, lists, tuples, named tuples, nested ones and a bare array: the
+    gradients in params' structure, each leaf (B, *shape), against the float64
+    closed form of r = a x0 + b . x[:3] + sum(c) x3 - y, loss r ** 2 / 2."""
+    build, parts = CONTAINERS[container]
+    params = build(
+        jnp.float32(0.5), jnp.array([1.0, -2.0, 0.25]), jnp.full((2, 1), 0.75)
+    )
+
+    def loss(params, x, y):
+        a, b, c = parts(params)
+        return (a * x[0] + b @ x[:3] + jnp.sum(c) * x[3] - y) ** 2 / 2
+
+    rng = np.random.default_rng(batch)
+    xs = rng.normal(size=(batch, 4)).astype(np.float32)
+    ys = rng.normal(size=batch).astype(np.float32)
+    grads = impl.per_example_grads(
+        loss, params, jnp.asarray(xs), jnp.asarray(ys)
+    )
+    assert jax.tree.structure(grads) == jax.tree.structure(params)
+    x, y = xs.astype(np.float64), ys.astype(np.float64)
+    r = 0.5 * x[:, 0] + x[:, :3] @ [1.0, -2.0, 0.25] + 1.5 * x[:, 3] - y
+    expected = build(
+        r * x[:, 0],
+        r[:, None] * x[:, :3],
+        np.ones((1, 2, 1)) * (r * x[:, 3])[:, None, None],
+    )
+    for got, want, leaf in zip(
+        jax.tree.leaves(grads),
+        jax.tree.leaves(expected),
+        jax.tree.leaves(params),
+    ):
+        assert got.shape == (batch, *leaf.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

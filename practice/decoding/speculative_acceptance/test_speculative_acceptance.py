@@ -171,8 +171,8 @@ def test_jit_and_no_key_reuse(impl):
 
 @pytest.mark.requirement(2, 4, 5, 6)
 @given(
-    num_draft=st.sampled_from([1, 2, 4]),
-    vocab=st.sampled_from([2, 5]),
+    num_draft=st.integers(1, 4),
+    vocab=st.integers(2, 5),
     reject_at=st.integers(0, 4),
     seed=st.integers(0, 2**16),
     pad_id=st.sampled_from([-1, 0, 7]),
@@ -180,6 +180,8 @@ def test_jit_and_no_key_reuse(impl):
 )
 @example(num_draft=1, vocab=2, reject_at=0, seed=0, pad_id=0, equal=True)
 @example(num_draft=4, vocab=5, reject_at=4, seed=0, pad_id=7, equal=True)
+@example(num_draft=3, vocab=3, reject_at=2, seed=1, pad_id=-1, equal=False)
+@example(num_draft=3, vocab=4, reject_at=3, seed=2, pad_id=0, equal=False)
 def test_certain_outcomes_property(
     impl, num_draft, vocab, reject_at, seed, pad_id, equal
 ):

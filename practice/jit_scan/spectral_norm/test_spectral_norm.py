@@ -196,3 +196,47 @@ def test_property_start_vector_and_monotone_estimate(impl, w, seed):
     np.testing.assert_allclose(estimates[0], start, rtol=1e-5)
     assert all(e <= true * (1 + 1e-5) for e in estimates)
     assert all(b >= a * (1 - 1e-5) for a, b in zip(estimates, estimates[1:]))
+
+
+#: Singular values 1 and 0.99: each power step still moves the estimate, so 99 or 101 steps give
+#: another float32 result than 100.
+SLOW = np.diag([1.0, 0.99, 0.5]).astype(np.float32)
+
+
+@pytest.mark.requirement(5)
+def test_default_is_100_iterations(impl):
+    """Without n_iters both functions make the signature's 100 iterations, bit for bit; 99 and 101
+    differ on SLOW."""
+    w, key = (
+        jnp.asarray(SLOW),
+        lambda: jax.random.key(0),
+    )  # a fresh key each call
+    counts = (99, 100, 101)
+    sigmas = [impl.power_iteration(w, key(), n)[0] for n in counts]
+    assert len({float(s) for s in sigmas}) == 3, sigmas
+    assert impl.power_iteration(w, key())[0] == sigmas[1]
+    normalized = [impl.spectral_normalize(w, key(), n) for n in counts]
+    default = impl.spectral_normalize(w, key())
+    np.testing.assert_array_equal(default, normalized[1])
+    assert not np.array_equal(default, normalized[0])
+    assert not np.array_equal(default, normalized[2])
+
+
+@pytest.mark.requirement(7)
+@given(w=gapped_matrices())
+@example(w=np.diag([2.0, 1.0, 0.5]).astype(np.float32) * 1e-3)
+@example(w=np.diag([2.0, 1.0, 0.5]).astype(np.float32) * 5e2)
+@example(w=np.array([[3e-4], [4e-4]], np.float32))
+def test_property_spectral_normalize_every_scale(impl, w):
+    """Every scale from 1e-3 to 1e3, below 1 included: w / sigma, of spectral norm 1 (the float64
+    SVD's), under jax.jit."""
+    f = jax.jit(impl.spectral_normalize, static_argnames="n_iters")
+    out = f(jnp.asarray(w), jax.random.key(0), n_iters=100)
+    assert out.shape == w.shape and out.dtype == jnp.float32
+    np.testing.assert_allclose(top_singular_value(out), 1.0, rtol=1e-4)
+    np.testing.assert_allclose(
+        np.asarray(out, np.float64) * top_singular_value(w),
+        w,
+        rtol=1e-3,
+        atol=1e-4 * top_singular_value(w),
+    )

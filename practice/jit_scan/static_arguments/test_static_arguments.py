@@ -133,12 +133,38 @@ def test_normalize_rows_random_against_numpy(impl):
 
 @pytest.mark.requirement(6)
 @pytest.mark.parametrize(
-    "kind", ["l3", "L1", "L2", "MAX", "Max", " l2", "l2 ", "", "linf", "l-2"]
+    "kind",
+    ["l3", "L1", "L2", "MAX", "Max", " l2", "l2 ", "", "linf", "l-2"]
+    + ["max ", "maximum", "min", "n", "z", "l1x"],  # sorting after the names
 )
 def test_normalize_rows_unknown_kind(impl, kind):
     """Only the three exact names: case variants and spaces are unknown."""
     with pytest.raises(ValueError):
         impl.normalize_rows(jnp.ones((2, 2)), kind)
+
+
+@pytest.mark.requirement(6)
+@given(kind=st.text(max_size=8).filter(lambda k: k not in ("l1", "l2", "max")))
+@example(kind="max\0")
+@example(kind="l1\n")
+@example(kind="\u217c1")  # a small roman numeral fifty, then 1
+def test_property_any_other_kind_raises(impl, kind):
+    """Every string but the three names, whatever it sorts before or after."""
+    with pytest.raises(ValueError):
+        impl.normalize_rows(jnp.ones((2, 2)), kind)
+
+
+@pytest.mark.requirement(4)
+@pytest.mark.parametrize("name", ["l1", "l2", "max"])
+def test_kind_compared_by_value(impl, name):
+    """A name built at run time (another str object, equal to the literal) selects its norm;
+    the shape (3, 7) is used by no other test, so this call traces with that object."""
+    kind = "".join(list(name))
+    assert kind == name and kind is not name
+    x = np.random.default_rng(11).normal(size=(3, 7)).astype(np.float32)
+    np.testing.assert_allclose(
+        impl.normalize_rows(x, kind), normalized_rows(x, name), rtol=1e-5
+    )
 
 
 @pytest.mark.requirement(7)

@@ -188,6 +188,22 @@ def test_property_matches_optax(impl, cfg, shape):
     assert sched(jnp.int32(3)).shape == ()
 
 
+@pytest.mark.requirement(2)
+@given(cfg=configs())
+@example(cfg=CONFIGS[1])
+@example(cfg=CONFIGS[2])  # no warmup
+def test_end_value_defaults_to_zero(impl, cfg):
+    """Without end_value the schedule is optax's default one: it decays to 0."""
+    cfg = {k: v for k, v in cfg.items() if k != "end_value"}
+    steps = np.arange(64, dtype=np.int32)  # past the end of every config here
+    expected = optax.warmup_cosine_decay_schedule(**cfg)(steps)
+    out = impl.warmup_cosine_schedule(**cfg)(steps)
+    np.testing.assert_allclose(
+        out, expected, rtol=1e-5, atol=1e-6 * cfg["peak_value"]
+    )
+    np.testing.assert_allclose(out[-3:], 0.0, atol=1e-6 * cfg["peak_value"])
+
+
 @pytest.mark.requirement(8)
 @given(cfg=configs(), steps=st.lists(st.integers(-(2**31), -1), min_size=1))
 @example(cfg=CONFIGS[0], steps=[-1])

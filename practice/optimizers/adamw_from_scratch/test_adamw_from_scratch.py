@@ -1,13 +1,14 @@
 """Tests for AdamW from Scratch."""
 
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
@@ -155,5 +156,127 @@ def test_property_matches_optax_adamw(impl, steps, b1, b2, eps, weight_decay):
     start = [jnp.full(s, 0.5) for s in SHAPES]
     params, ref_params = steps_against_oracle(
         init, update, oracle, start, steps, rtol=1e-4, atol=1e-8
+    )
+    assert_trees_close(params, ref_params)
+
+
+class Pair(NamedTuple):
+    w: jax.Array
+    b: jax.Array
+
+
+#: Every container a pytree of parameters may use, each holding the leaves SHAPES.
+CONTAINERS = {
+    "dict": lambda a, b, c, d: {"a": a, "b": {"c": b, "d": [c, d]}},
+    "list": lambda a, b, c, d: [a, [b, c], d],
+    "tuple": lambda a, b, c, d: (a, (b, c), d),
+    "named tuple": lambda a, b, c, d: [Pair(a, b), Pair(c, d)],
+    "nested": lambda a, b, c, d: {"layers": [Pair(a, b), (c,)], "s": d},
+}
+
+
+@pytest.mark.requirement(4)
+@given(
+    steps=st.lists(
+        st.lists(st.floats(-1, 1, width=32), min_size=4, max_size=4),
+        min_size=3,
+        max_size=3,
+    ),
+    scale=st.floats(1e-6, 1e3),
+    learning_rate=st.floats(1e-5, 1.0),
+    b1=st.floats(0, 0.99),
+    b2=st.floats(0, 0.9999),
+    eps=st.floats(1e-8, 1.0),
+    weight_decay=st.floats(0, 1.0),
+    container=st.sampled_from(sorted(CONTAINERS)),
+)
+@example(
+    steps=[[1.0, -1.0, 0.5, 0.0]] * 3,
+    scale=1e-6,
+    learning_rate=1e-3,
+    b1=0.0,
+    b2=0.0,
+    eps=1e-8,
+    weight_decay=0.0,
+    container="tuple",
+)
+@example(
+    steps=[[1.0, -1.0, 0.5, 0.25]] * 3,
+    scale=1e3,
+    learning_rate=1.0,
+    b1=0.99,
+    b2=0.9999,
+    eps=1.0,
+    weight_decay=1.0,
+    container="named tuple",
+)
+@example(
+    steps=[[0.0, 0.0, 0.0, 0.0]] * 3,
+    scale=1.0,
+    learning_rate=0.1,
+    b1=0.9,
+    b2=0.999,
+    eps=1e-8,
+    weight_decay=0.5,
+    container="nested",
+)
+def test_whole_range_matches_optax_adamw(
+    impl, steps, scale, learning_rate, b1, b2, eps, weight_decay, container
+):
+    """Every hyperparameter over its range (b1 and b2 from 0, weight_decay from 0, eps up to 1),
+    gradients of magnitude 1e-6 to 1e3 and every pytree container: optax.adamw's updates in the
+    parameters' structure, and the caller's state left as it was."""
+    build = CONTAINERS[container]
+    hyper = dict(b1=b1, b2=b2, eps=eps, weight_decay=weight_decay)
+    init, update = impl.adamw(learning_rate, **hyper)
+    oracle = optax.adamw(learning_rate, **hyper)
+    params = build(*[jnp.full(s, 0.5) for s in SHAPES])
+    state, ref_state = init(params), oracle.init(params)
+    for values in steps:
+        grads = build(
+            *[
+                jnp.full(s, scale * v, jnp.float32)
+                for s, v in zip(SHAPES, values)
+            ]
+        )
+        before = dict(state), jax.tree.leaves(state)
+        updates, new_state = update(grads, state, params)
+        assert dict(state) == before[0] and all(
+            a is b for a, b in zip(jax.tree.leaves(state), before[1])
+        ), "update changed the state passed in"
+        state = new_state
+        ref_updates, ref_state = oracle.update(grads, ref_state, params)
+        assert jax.tree.structure(updates) == jax.tree.structure(params)
+        # the Adam step and the decay, each of order learning_rate, may cancel: an absolute
+        # tolerance on that scale
+        assert_trees_close(
+            updates, ref_updates, rtol=1e-4, atol=1e-5 * learning_rate
+        )
+        params = jax.tree.map(jnp.add, params, updates)
+
+
+@pytest.mark.requirement(4)
+def test_defaults_are_optax_adamw_defaults(impl):
+    """adamw(lr) alone: b1 = 0.9, b2 = 0.999, eps = 1e-8 and weight_decay =
+    1e-4, the signature's and optax.adamw's defaults; zero gradients isolate
+    the decay (-lr * 1e-4 * p)."""
+    init, update = impl.adamw(0.1)
+    params = make_params()
+    zeros = jax.tree.map(jnp.zeros_like, params)
+    updates, _ = update(zeros, init(params), params)
+    assert_trees_close(
+        updates, jax.tree.map(lambda p: -0.1 * 1e-4 * p, params)
+    )
+    params, ref_params = steps_against_oracle(
+        init,
+        update,
+        optax.adamw(0.1),
+        [jnp.full(s, 0.5) for s in SHAPES],
+        [
+            [np.full(s, v, np.float32) for s in SHAPES]
+            for v in (1e-3, -2.0, 0.5)
+        ],
+        rtol=1e-5,
+        atol=1e-9,
     )
     assert_trees_close(params, ref_params)

@@ -1,13 +1,14 @@
 """Tests for SGD with Momentum over a Pytree."""
 
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
@@ -63,6 +64,20 @@ def test_hand_computed_three_steps(impl):
         )
         np.testing.assert_allclose(
             state["w"], factor * np.array([1.0, -2.0]), rtol=1e-6
+        )
+
+
+@pytest.mark.requirement(1)
+def test_defaults_are_momentum_0_9_without_nesterov(impl):
+    """sgd_momentum(lr) alone: the signature's momentum = 0.9 and no Nesterov,
+    so the steps are 1, 1.9 and 2.71 times the gradient."""
+    init, update = impl.sgd_momentum(0.1)
+    params, g = {"w": jnp.array([1.0, 2.0])}, {"w": jnp.array([1.0, -2.0])}
+    state = init(params)
+    for factor in (1.0, 1.9, 2.71):
+        updates, state = update(g, state, params)
+        np.testing.assert_allclose(
+            updates["w"], -0.1 * factor * np.array([1.0, -2.0]), rtol=1e-6
         )
 
 
@@ -196,3 +211,67 @@ def test_property_matches_optax_sgd(
         init, update, oracle, start, steps, rtol=1e-5, atol=1e-7
     )
     assert_trees_close(params, ref_params)
+
+
+class Pair(NamedTuple):
+    w: jax.Array
+    b: jax.Array
+
+
+#: Every container a pytree of parameters may use, each holding the leaves SHAPES.
+CONTAINERS = {
+    "dict": lambda a, b, c, d: {"a": a, "b": {"c": b, "d": [c, d]}},
+    "list": lambda a, b, c, d: [a, [b, c], d],
+    "tuple": lambda a, b, c, d: (a, (b, c), d),
+    "named tuple": lambda a, b, c, d: [Pair(a, b), Pair(c, d)],
+    "nested": lambda a, b, c, d: {"layers": [Pair(a, b), (c,)], "s": d},
+}
+
+
+@pytest.mark.requirement(4)
+@given(
+    momentum=st.floats(0, 1, exclude_max=True),
+    learning_rate=st.floats(1e-4, 10),
+    nesterov=st.booleans(),
+    container=st.sampled_from(sorted(CONTAINERS)),
+    steps=gradient_steps(),
+)
+@example(
+    momentum=0.0,
+    learning_rate=0.3,
+    nesterov=False,
+    container="tuple",
+    steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4,
+)
+@example(
+    momentum=0.0,
+    learning_rate=0.3,
+    nesterov=True,
+    container="named tuple",
+    steps=[[np.ones(s, np.float32) for s in SHAPES]] * 4,
+)
+@example(
+    momentum=1 - 2**-20,
+    learning_rate=1e-4,
+    nesterov=True,
+    container="nested",
+    steps=[[np.full(s, -1, np.float32) for s in SHAPES]] * 4,
+)
+def test_whole_range_matches_optax_sgd(
+    impl, momentum, learning_rate, nesterov, container, steps
+):
+    """Every momentum in [0, 1) (0 and just below 1 named), learning rates from 1e-4 to 10, and
+    every pytree container (dict, list, tuple, named tuple, nested): optax.sgd's updates, in the
+    caller's structure."""
+    build = CONTAINERS[container]
+    init, update = impl.sgd_momentum(learning_rate, momentum, nesterov)
+    oracle = optax.sgd(learning_rate, momentum=momentum, nesterov=nesterov)
+    params = build(*[jnp.full(s, 0.5) for s in SHAPES])
+    state, ref_state = init(params), oracle.init(params)
+    for grads in steps:
+        grads = build(*[jnp.asarray(g) for g in grads])
+        updates, state = update(grads, state, params)
+        ref_updates, ref_state = oracle.update(grads, ref_state, params)
+        assert jax.tree.structure(updates) == jax.tree.structure(params)
+        assert_trees_close(updates, ref_updates)
+        params = jax.tree.map(jnp.add, params, updates)

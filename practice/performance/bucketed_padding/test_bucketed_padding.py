@@ -196,7 +196,7 @@ def test_pad_to_bucket_matches_oracle(impl, n, d, dtype):
 
 @pytest.mark.requirement(5, 6, 7)
 @given(
-    n=st.sampled_from([1, 2, 5, 8]),
+    n=st.integers(1, 8),
     d=st.sampled_from([1, 3]),
     fill=st.sampled_from([0.0, 1e6, -1e6, np.inf, -np.inf, np.nan]),
     magnitude=st.sampled_from([1.0, 300.0]),
@@ -204,6 +204,8 @@ def test_pad_to_bucket_matches_oracle(impl, n, d, dtype):
 )
 @example(n=1, d=1, fill=np.nan, magnitude=1.0, seed=0)
 @example(n=5, d=3, fill=0.0, magnitude=300.0, seed=0)
+@example(n=8, d=3, fill=np.nan, magnitude=300.0, seed=1)  # L real rows
+@example(n=7, d=1, fill=-np.inf, magnitude=1.0, seed=2)  # one padded row
 def test_pool_property(impl, n, d, fill, magnitude, seed):
     """Any real-row count, padding content and score range (300 * x @ w is
     far above exp's float32 range) against the float64 oracle."""
@@ -230,3 +232,36 @@ def test_pool_with_scores_beyond_exp_range(impl):
         jnp.asarray(x), jnp.asarray([True, True, False]), jnp.asarray(w)
     )
     np.testing.assert_allclose(out, np_pool(x[:2], w), rtol=1e-6)
+
+
+@pytest.mark.requirement(3, 4)
+@given(
+    n=st.integers(1, 64),
+    d=st.sampled_from([1, 3]),
+    dtype=st.sampled_from(["float32", "float16", "bfloat16", "int32"]),
+    special=st.sampled_from([np.nan, np.inf, -np.inf, -0.0]),
+)
+@example(n=1, d=1, dtype="float32", special=np.nan)
+@example(n=9, d=3, dtype="float16", special=-0.0)
+@example(n=16, d=1, dtype="bfloat16", special=np.inf)
+@example(n=17, d=1, dtype="float32", special=-np.inf)
+@example(n=33, d=3, dtype="int32", special=-0.0)
+@example(n=64, d=3, dtype="float32", special=np.nan)
+def test_pad_to_bucket_every_length(impl, n, d, dtype, special):
+    """Every n up to the largest bucket (each bucket's first and last length named): the bucket of
+    the brute-force oracle, the rows of x copied bit for bit (nan, inf and -0.0 included), zeros
+    after them, the mask True on exactly the n real rows; x itself is not changed."""
+    dtype = jnp.dtype(dtype)
+    x = (np.arange(n * d).reshape(n, d) % 5 - 2).astype(dtype)
+    if dtype != np.int32:
+        x[n // 2, 0] = special
+    original = x.copy()
+    padded, mask = impl.pad_to_bucket(x, BUCKETS)
+    padded, mask = np.asarray(padded), np.asarray(mask)
+    length = bucket_oracle(n, BUCKETS)
+    assert padded.shape == (length, d) and padded.dtype == dtype
+    assert mask.shape == (length,) and mask.dtype == np.bool_
+    assert padded[:n].tobytes() == original.tobytes()
+    assert x.tobytes() == original.tobytes(), "pad_to_bucket changed x"
+    np.testing.assert_array_equal(padded[n:].astype(np.float32), 0)
+    np.testing.assert_array_equal(mask, np.arange(length) < n)

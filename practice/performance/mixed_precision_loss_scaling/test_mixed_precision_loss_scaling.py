@@ -297,11 +297,20 @@ def scale_oracle(scale, flags, growth_interval, factor, min_scale):
     flags=st.lists(st.booleans(), min_size=1, max_size=10),
     growth_interval=st.sampled_from([1, 2, 3]),
     factor=st.sampled_from([2.0, 4.0]),
-    min_scale=st.sampled_from([1.0, 4.0]),
-    start=st.sampled_from([1.0, 8.0, 2.0**15]),
+    min_scale=st.sampled_from([0.5, 1.0, 4.0]),
+    # powers of two and not (odd scales halve to fractions), all exact in
+    # float32 after these steps
+    start=st.sampled_from([1.0, 3.0, 6.5, 8.0, 1000.0, 2.0**15]),
 )
 @example(
     flags=[True] * 3, growth_interval=1, factor=2.0, min_scale=1.0, start=1.0
+)
+@example(  # 3 / 2 = 1.5 above min_scale: not floored to 1
+    flags=[False, False],
+    growth_interval=2,
+    factor=2.0,
+    min_scale=0.5,
+    start=3.0,
 )
 def test_update_loss_scale_matches_oracle(
     impl, flags, growth_interval, factor, min_scale, start
@@ -394,3 +403,79 @@ def test_keeps_training_across_scale_growth(impl):
         history.append((float(s.scale), int(s.good_steps)))
         np.testing.assert_allclose(params["w"], w, rtol=1e-2)
     assert history == [(2**16, 0), (2**16, 1), (2**17, 0), (2**17, 1)]
+
+
+def three_leaf_loss(params, batch):
+    """w's gradient comes from x, b's (a tuple's leaf) from z; y adds to the loss and to no
+    gradient (its derivative with respect to the params is 0)."""
+    w, (b,) = params["w"], params["b"]
+    return 1e-3 * (
+        jnp.sum(batch["x"] @ w) + jnp.sum(b * batch["z"])
+    ) + jnp.sum(batch["y"])
+
+
+@pytest.mark.requirement(4)
+@given(
+    leaf=st.sampled_from(["x", "z", "y", None]),
+    index=st.integers(0, 3),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf]),
+    scale=st.sampled_from([2.0**10, 2.0**15]),
+)
+@example(leaf="z", index=3, bad=np.inf, scale=2.0**10)  # the last leaf
+@example(leaf="y", index=0, bad=np.nan, scale=2.0**10)  # in the loss only
+@example(leaf=None, index=0, bad=np.nan, scale=2.0**15)
+def test_finite_flag_over_every_gradient_leaf(impl, leaf, index, bad, scale):
+    """A non-finite value in any gradient leaf (the first or the last) gives False; one that
+    reaches the loss but no gradient (y) gives True, as does no bad value at all."""
+    batch = {
+        "x": np.ones((4, 4), np.float32),
+        "z": np.full(4, 0.5, np.float32),
+        "y": np.full(4, 2.0, np.float32),
+    }
+    if leaf is not None:
+        batch[leaf].reshape(-1)[index] = bad
+    params = {"w": jnp.asarray(W), "b": (jnp.ones(4),)}
+    grads, finite = impl.scaled_grads(
+        three_leaf_loss, params, jax.tree.map(jnp.asarray, batch), scale
+    )
+    expected = leaf in (None, "y")
+    everything = np.concatenate([np.ravel(g) for g in jax.tree.leaves(grads)])
+    assert np.isfinite(everything).all() == expected
+    assert bool(finite) == expected
+
+
+@pytest.mark.requirement(8, 11)
+def test_arguments_by_their_names(impl):
+    """Every argument may be given by the name the signature gives it (the
+    options after * only so)."""
+    s = impl.update_loss_scale(
+        state=state(impl, 8.0, 1), finite=jnp.bool_(True), growth_interval=2
+    )
+    assert (float(s.scale), int(s.good_steps)) == (16.0, 0)
+    params = {"w": jnp.asarray(W)}
+    new, s = impl.train_step(
+        loss_fn=linear_loss,
+        params=params,
+        state=state(impl, 2.0**10),
+        batch={"x": jnp.asarray(X_SMALL)},
+        lr=0.0,
+        growth_interval=1,
+    )
+    np.testing.assert_array_equal(new["w"], params["w"])
+    assert (float(s.scale), int(s.good_steps)) == (2.0**11, 0)
+
+
+@pytest.mark.requirement(7, 11)
+def test_default_growth_interval_is_2000(impl):
+    """Without growth_interval both functions grow the scale on the 2000th
+    finite step in a row, the signature's default: not on the 1999th."""
+    s = impl.update_loss_scale(state(impl, 8.0, 1998), jnp.bool_(True))
+    assert (float(s.scale), int(s.good_steps)) == (8.0, 1999)
+    s = impl.update_loss_scale(s, jnp.bool_(True))
+    assert (float(s.scale), int(s.good_steps)) == (16.0, 0)
+    params, batch = {"w": jnp.asarray(W)}, {"x": jnp.asarray(X_SMALL)}
+    for good, expected in [(1998, (2.0**10, 1999)), (1999, (2.0**11, 0))]:
+        _, s = impl.train_step(
+            linear_loss, params, state(impl, 2.0**10, good), batch, 0.1
+        )
+        assert (float(s.scale), int(s.good_steps)) == expected

@@ -162,6 +162,14 @@ def test_deep_mlp_is_a_scan_with_remat_inside(impl):
         assert has_remat(all_primitives(jaxpr)) == remat
 
 
+@pytest.mark.requirement(8)
+def test_deep_mlp_default_has_no_remat(impl):
+    """Without remat, deep_mlp is the signature's remat=False: no checkpoint."""
+    sp, x = block_params(5, layers=L), inputs()
+    jaxpr = jax.make_jaxpr(impl.deep_mlp)(sp, x).jaxpr
+    assert not has_remat(all_primitives(jaxpr))
+
+
 @pytest.mark.requirement(9)
 def test_remat_lowers_compiled_temporary_memory(impl):
     layers, batch, width, hidden = 4, 32, 32, 128

@@ -248,3 +248,20 @@ def test_boundaries_are_valid(impl):
             "total": 0.0,
         }
         assert impl.zero_memory_gb(0, 64, stage) == 0.0
+
+
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("memory", [1e-9, 2.5e-8, 1e-6])
+def test_max_params_inverts_tiny_memories(impl, memory):
+    """A budget of 1 to 1000 bytes holds a fraction of a 16-byte parameter or
+    a count with a fraction: the inverse is exact, not rounded down."""
+    psi = impl.max_params(memory, 1, 0)
+    assert psi == pytest.approx(memory * 1e9 / 16, rel=1e-12)
+    assert impl.zero_memory_gb(psi, 1, 0) == pytest.approx(memory, rel=1e-12)
+
+
+@pytest.mark.requirement(8)
+def test_arguments_by_their_names(impl):
+    """The leading arguments may be given by their names in the signature."""
+    b = impl.zero_model_state_bytes(num_params=10, dp_degree=2, stage=3)
+    assert b["total"] == pytest.approx(10 * 16 / 2)

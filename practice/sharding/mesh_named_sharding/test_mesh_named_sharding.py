@@ -1,5 +1,7 @@
 """Tests for Device Mesh and Named Sharding (8 emulated CPU devices)."""
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -184,7 +186,10 @@ def test_shard_shape_matches_named_sharding(impl, mesh_shape, dims, entries):
             impl.shard_shape(tuple(dims), spec, mesh)
     else:
         expected = NamedSharding(mesh, spec).shard_shape(tuple(dims))
-        assert impl.shard_shape(tuple(dims), spec, mesh) == tuple(expected)
+        block = impl.shard_shape(tuple(dims), spec, mesh)
+        assert block == tuple(expected)
+        # a shape holds ints, as NamedSharding's does: 4.0 == 4, but not a size
+        assert all(type(size) is int for size in block), block
 
 
 @pytest.mark.requirement(2, 3)
@@ -214,3 +219,53 @@ def test_logical_to_spec_matches_oracle(impl, rules, names):
             impl.logical_to_spec(tuple(names), rules)
     else:
         assert impl.logical_to_spec(tuple(names), rules) == P(*entries)
+
+
+class Layer(NamedTuple):
+    w: jax.Array
+    b: jax.Array
+
+
+W_AXES, B_AXES, X_AXES = ("embed", "mlp"), ("mlp",), ("batch", "embed")
+
+#: Every container of a pytree: (tree of the arrays w, b, x; the same
+#: structure holding their logical axes).
+CONTAINERS = {
+    "dict": lambda w, b, x: {"w": w, "b": b, "x": x},
+    "list": lambda w, b, x: [w, b, x],
+    "tuple": lambda w, b, x: (w, b, x),
+    "named tuple": lambda w, b, x: (Layer(w, b), x),
+    "nested": lambda w, b, x: {"layers": [Layer(w, b)], "inputs": (x,)},
+}
+
+
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("container", [*CONTAINERS, "bare array"])
+def test_shard_tree_every_container(impl, container):
+    """Lists, tuples, named tuples, nested ones and a bare array are pytrees
+    too: each leaf gets its NamedSharding and its values; the caller's tree
+    still holds its own (unplaced) arrays afterwards."""
+    mesh = impl.make_mesh(4, 2)
+    w = jnp.arange(128.0).reshape(8, 16)
+    b, x = jnp.arange(16.0), jnp.arange(64.0).reshape(8, 8)
+    specs = [P(None, "model"), P("model"), P("data", None)]
+    if container == "bare array":
+        tree, axes, expected = x, X_AXES, [(x, specs[2])]
+    else:
+        build = CONTAINERS[container]
+        tree, axes = build(w, b, x), build(W_AXES, B_AXES, X_AXES)
+        expected = list(zip([w, b, x], specs))
+    before = jax.tree.leaves(tree)
+    placed = impl.shard_tree(tree, axes, mesh, RULES)
+    assert jax.tree.structure(placed) == jax.tree.structure(tree)
+    assert all(a is b for a, b in zip(jax.tree.leaves(tree), before)), (
+        "shard_tree changed the caller's tree"
+    )
+    leaves = jax.tree.leaves(placed)
+    order = [id(a) for a in before]
+    for original, spec in expected:
+        arr = leaves[order.index(id(original))]
+        assert arr.sharding.is_equivalent_to(
+            NamedSharding(mesh, spec), arr.ndim
+        ), (container, spec)
+        np.testing.assert_array_equal(arr, original)

@@ -155,7 +155,7 @@ def floats(shape):
 @st.composite
 def ensembles(draw):
     """Random (not freshly initialised) members: biases are non-zero."""
-    m = draw(st.sampled_from([1, 2, 3]))
+    m = draw(st.integers(1, 3))
     d_in, d_hidden, d_out = draw(DIMS), draw(DIMS), draw(DIMS)
     shapes = {
         "w1": (m, d_in, d_hidden),
@@ -194,8 +194,9 @@ def test_init_mlp_matches_scheme(impl, seed, d_in, d_hidden, d_out):
 
 
 @pytest.mark.requirement(3)
-@given(SEEDS, st.sampled_from([1, 3]), st.sampled_from([1, 4]))
+@given(SEEDS, st.integers(1, 4), st.sampled_from([1, 4]))
 @example(0, 1, 1)
+@example(2**31 - 1, 4, 4)
 def test_init_ensemble_matches_scheme(impl, seed, m, d_hidden):
     ens = impl.init_ensemble(jax.random.key(seed), m, 2, d_hidden, 1)
     keys = jax.random.split(jax.random.key(seed), m)
@@ -206,8 +207,22 @@ def test_init_ensemble_matches_scheme(impl, seed, m, d_hidden):
             np.testing.assert_allclose(ens[name][i], expected[name], rtol=1e-6)
 
 
+def fixed_ensemble(m, d_in, d_hidden, d_out):
+    """m members with non-zero biases, all of one shape."""
+    rng = np.random.default_rng(m)
+    shapes = {"w1": (m, d_in, d_hidden), "b1": (m, d_hidden)}
+    shapes |= {"w2": (m, d_hidden, d_out), "b2": (m, d_out)}
+    return {
+        name: rng.uniform(-2, 2, shape).astype(np.float32)
+        for name, shape in shapes.items()
+    }
+
+
 @pytest.mark.requirement(4, 5)
 @given(ensembles(), st.booleans())
+@example((fixed_ensemble(1, 1, 1, 1), 1), True)  # M = B = 1, every size 1
+@example((fixed_ensemble(1, 3, 5, 1), 4), False)  # M = 1
+@example((fixed_ensemble(3, 1, 3, 5), 1), True)  # B = 1
 def test_predict_matches_float64_per_member(impl, case, jit):
     ens, batch = case
     m, d_in = ens["w1"].shape[:2]
