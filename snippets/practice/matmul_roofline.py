@@ -19,5 +19,6 @@ for m in (1, m_min - 1, m_min, 4096):
     seconds = roofline_seconds(flops, nbytes, peak, bandwidth)
     bound = "compute" if flops / peak >= nbytes / bandwidth else "memory"
     print(
-        f"m={m:5d}: {flops:>15,} FLOPs {nbytes:>11,} bytes, at least {seconds * 1e6:6.2f} microseconds, {bound}-bound"
+        f"m={m:5d}: {flops:>15,} FLOPs {nbytes:>11,} bytes, "
+        f"at least {seconds * 1e6:6.2f} microseconds, {bound}-bound"
     )

@@ -34,7 +34,8 @@ with tempfile.TemporaryDirectory() as tmp:
         got = restore_onto(Path(tmp) / "ckpt", mesh, specs)
         w, scale = got["w"], got["scale"]
         print(
-            f"mesh {shape}: w {w.sharding.spec} on {len(w.devices())} devices,",
+            f"mesh {shape}: w {w.sharding.spec} on {len(w.devices())} "
+            "devices,",
             f"device 0 holds {w.addressable_shards[0].data.shape};",
             f"scale {scale.dtype} {scale.addressable_shards[0].data.shape};",
             "same values:",

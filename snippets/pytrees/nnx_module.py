@@ -6,7 +6,7 @@ from flax import nnx
 
 
 class Tied(nnx.Module):
-    """Two attributes that refer to ONE nnx.Linear(2, 3). Call: x (n, 2) -> (n, 3)."""
+    """Two attributes, ONE nnx.Linear(2, 3). Call: x (n, 2) -> (n, 3)."""
 
     def __init__(self, rngs):
         self.first = nnx.Linear(2, 3, rngs=rngs)

@@ -24,7 +24,8 @@ def matmul_cost(a, b) -> tuple[int, int]:
     differ.
     """
     raise NotImplementedError(
-        "matmul_cost: 2mkn FLOPs; each operand read once, the result written once"
+        "matmul_cost: 2mkn FLOPs; each operand read once, "
+        "the result written once"
     )
 
 
