@@ -75,3 +75,17 @@ def compiled_lines(f, *args):
     runs. A ``lax.scan(..., unroll=True)`` has the jaxpr of one loop but a compiled program that
     grows with the trip count."""
     return len(jax.jit(f).lower(*args).compile().as_text().splitlines())
+
+
+def shard_map_operands(jaxpr):
+    """The per-device shapes of the operands of every shard_map in a jaxpr."""
+    return [
+        [
+            tuple(v.aval.shape)
+            for v in getattr(
+                e.params["jaxpr"], "jaxpr", e.params["jaxpr"]
+            ).invars
+        ]
+        for e in all_eqns(jaxpr)
+        if e.primitive.name == "shard_map"
+    ]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, strategies as st
 
-from practice._testing import all_eqns, all_primitives
+from practice._testing import all_primitives, shard_map_operands
 
 
 def mlp_loss(params, x, y):
@@ -197,20 +197,6 @@ def test_per_device_grads_stay_on_their_devices(impl):
     for leaf in jax.tree.leaves(grads):
         assert len(leaf.sharding.device_set) == 8
         assert leaf.sharding.shard_shape(leaf.shape) == (1,) + leaf.shape[1:]
-
-
-def shard_map_operands(jaxpr):
-    """The per-device shapes of the operands of every shard_map in a jaxpr."""
-    return [
-        [
-            tuple(v.aval.shape)
-            for v in getattr(
-                e.params["jaxpr"], "jaxpr", e.params["jaxpr"]
-            ).invars
-        ]
-        for e in all_eqns(jaxpr)
-        if e.primitive.name == "shard_map"
-    ]
 
 
 @pytest.mark.requirement(7)

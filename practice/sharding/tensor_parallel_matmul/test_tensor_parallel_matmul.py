@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from practice._testing import all_eqns, all_primitives
+from practice._testing import all_primitives, shard_map_operands
 
 COLLECTIVES = (
     "psum",
@@ -181,20 +181,6 @@ def test_against_float64_oracle(impl, case, seed):
     np.testing.assert_allclose(
         impl.tp_mlp(x, w1, w2, mesh), out, rtol=1e-4, atol=1e-5
     )
-
-
-def shard_map_operands(jaxpr):
-    """The per-device shapes of the operands of every shard_map in a jaxpr."""
-    return [
-        [
-            tuple(v.aval.shape)
-            for v in getattr(
-                e.params["jaxpr"], "jaxpr", e.params["jaxpr"]
-            ).invars
-        ]
-        for e in all_eqns(jaxpr)
-        if e.primitive.name == "shard_map"
-    ]
 
 
 @pytest.mark.requirement(7)
