@@ -169,23 +169,30 @@ NORMAL = st.floats(-2, 2, width=32, allow_subnormal=False)
 @example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 26)
 @example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 33)
 @example((np.float32([0.3, -1e-30, 1.5, -0.0]), np.ones(4, np.float32)), 2)
+@example((np.float32([0.1875, 0, 0, 0, 0, 0, 0]), np.ones(7, np.float32)), 5)
 def test_fake_quantize_every_n_bits_bit_exact(impl, case, n_bits):
     """Every n_bits >= 2, bit for bit: the float32 formula up to 25 bits
-    (float32 NumPy rounds x * s, the clip and / s like XLA for normal
-    values), clip(x, -1, 1) from 26 bits on; gradient 1 inside (-1, 1)."""
+    (float32 NumPy rounds x * s and the clip like XLA for normal values; the
+    level k / s is either the rounded quotient or k times the rounded 1 / s,
+    as XLA may divide by a constant), clip(x, -1, 1) from 26 bits on;
+    gradient 1 inside (-1, 1)."""
     x, _ = case
     s = 2 ** (n_bits - 1) - 1
-    if n_bits <= 25:
-        sf = np.float32(s)
-        want = np.round(np.clip(x * sf, -sf, sf)) / sf
-    else:
-        want = np.clip(x, np.float32(-1), np.float32(1))
     out = impl.fake_quantize(jnp.asarray(x), n_bits)
     assert out.shape == x.shape and out.dtype == jnp.float32
-    np.testing.assert_array_equal(
-        np.asarray(out).view(np.uint32),
-        want.astype(np.float32).view(np.uint32),
-    )
+    bits = np.asarray(out).view(np.uint32)
+    if n_bits <= 25:
+        sf = np.float32(s)
+        k = np.round(np.clip(x * sf, -sf, sf))
+        quotient, product = k / sf, k * (np.float32(1) / sf)
+        assert quotient.dtype == product.dtype == np.float32
+        either = (bits == quotient.view(np.uint32)) | (
+            bits == product.view(np.uint32)
+        )
+        np.testing.assert_array_equal(either, True, err_msg=f"{out} {k}/{s}")
+    else:
+        want = np.clip(x, np.float32(-1), np.float32(1))
+        np.testing.assert_array_equal(bits, want.view(np.uint32))
     inside = np.abs(x) != 1
     grad = jax.grad(lambda x: jnp.sum(impl.fake_quantize(x, n_bits)))(x)
     np.testing.assert_array_equal(

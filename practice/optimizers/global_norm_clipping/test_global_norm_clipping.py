@@ -167,12 +167,12 @@ RTOL = {"float32": 1e-5, "bfloat16": 1e-2, "float16": 2e-3}
 @st.composite
 def gradient_trees(draw):
     """Leaves of SHAPES, each of its own dtype, at one magnitude (up to 300:
-    squares above float16's largest value, 65504). No magnitude below 1e-30:
-    XLA on CPU flushes subnormal results to zero, which the float64 oracle
-    does not."""
+    squares above float16's largest value, 65504). Entries are 0 or at least
+    1e-15, the smallest scale requirement 10 promises: below about 1e-19 the
+    float32 squares underflow."""
     scale = draw(st.sampled_from([0.0, 1e-3, 1.0, 300.0]))
     unit = st.floats(-1, 1, width=32).filter(
-        lambda v: v == 0 or abs(v) >= 1e-30
+        lambda v: v == 0 or abs(v) >= 1e-12
     )
     return [
         jnp.asarray(
@@ -194,6 +194,15 @@ def gradient_trees(draw):
     ],
     max_norm=2.0,
 )
+@example(  # a float16 subnormal (1e-6) whose clipped value rounds to 8 / 2**24
+    grads=[
+        jnp.full((1,), 1e-6, jnp.float16),
+        jnp.zeros((3, 1), jnp.bfloat16),
+        jnp.array(0, jnp.bfloat16),
+        jnp.zeros((2, 5), jnp.bfloat16).at[1, 4].set(1),
+    ],
+    max_norm=0.5,
+)
 def test_property_matches_float64_numpy(impl, grads, max_norm):
     x64 = [np.asarray(g, np.float64) for g in grads]
     norm = np.sqrt(sum(np.sum(x**2) for x in x64))
@@ -208,8 +217,11 @@ def test_property_matches_float64_numpy(impl, grads, max_norm):
         name = jnp.dtype(g.dtype).name
         if factor == 1.0:
             np.testing.assert_array_equal(c, g)
+        # a clipped leaf is rounded to its dtype: below the dtype's smallest
+        # normal number the spacing is its smallest subnormal, not relative
+        tiny = float(jnp.finfo(g.dtype).smallest_subnormal)
         np.testing.assert_allclose(
-            np.asarray(c, np.float64), x * factor, rtol=RTOL[name], atol=1e-30
+            np.asarray(c, np.float64), x * factor, rtol=RTOL[name], atol=tiny
         )
 
 
