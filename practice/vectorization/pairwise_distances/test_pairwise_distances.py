@@ -59,6 +59,14 @@ def test_euclidean_matches_float64(impl, case):
     np.testing.assert_allclose(gy, -unit, rtol=1e-4, atol=1e-6)
 
 
+def resolved(case):
+    """Every two points of xs and ys are equal or at least 1e-18 apart: the
+    statement promises nothing below about 1e-19, where squares underflow."""
+    p = np.concatenate(case).astype(np.float64)
+    gaps = np.linalg.norm(p[:, None] - p[None], axis=-1)
+    return not np.any((gaps > 0) & (gaps < 1e-18))
+
+
 @st.composite
 def row_sets(draw):
     """xs (N, D), ys (M, D), N and M of 1 (both at once too) included; ys
@@ -89,7 +97,7 @@ def test_pairwise_matches_a_loop(impl, case):
 
 
 @pytest.mark.requirement(5)
-@given(row_sets(), st.booleans())
+@given(row_sets().filter(resolved), st.booleans())
 @example((np.float32([[1, 2]]), np.float32([[1, 2]])), True)  # one duplicate
 @example((np.float32([[1], [2], [3]]), np.float32([[3]])), False)
 def test_distances_and_gradient_match_float64(impl, case, jit):
