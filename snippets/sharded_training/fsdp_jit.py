@@ -56,6 +56,7 @@ with jax.set_mesh(mesh):
 text = compiled.as_text()
 print("weights:", jax.typeof(args[0]), "| gradient:", jax.typeof(g))
 print("collectives:", collectives(text))
+print("split into start and done:", "all-gather-start" in text)
 print("all-gather results:", *result_types(text, "all-gather"))
 print("all-reduce results:", *result_types(text, "all-reduce"))
 temp = compiled.memory_analysis().temp_size_in_bytes
