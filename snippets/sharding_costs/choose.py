@@ -153,3 +153,9 @@ print(
     "70B on 64 GPUs, gradients reduced in float32: backward seconds, "
     f"data parallel {f32['data parallel'][3]:.2f}, FSDP {f32['FSDP'][3]:.2f}"
 )
+MFU = 0.5  # model FLOPs utilisation: 6 x params x tokens / (seconds x peak)
+print(
+    f"at {MFU:.0%} MFU: compute seconds x {1 / MFU:.0f}, tokens per GPU to "
+    f"hide data parallel or FSDP: {MFU * peak / bus(1, 8):.0f} in one node, "
+    f"{MFU * peak / bus(2, 8):.0f} across nodes"
+)
