@@ -1,8 +1,9 @@
+# platform: gpu,tpu differs -- the compiled collectives are the backend's (a GPU splits each into -start and -done ops, and need not widen bf16)
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
 
-from snippets.sharding._hlo import result_types
+from snippets.sharding._hlo import partitioned_types, result_types
 
 L, D = 8, 256  # 8 layers of (256, 256) float32 master weights
 kw, kx = jax.random.split(jax.random.key(0))
@@ -32,34 +33,26 @@ def loss(ws, x, gather):
     return jnp.mean(h.astype(jnp.float32) ** 2)
 
 
-def reshard_dtypes(jaxpr):
-    """The dtypes that the reshard equations of a jaxpr return, nested
-    jaxprs (scan, checkpoint) included -> list of str."""
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "reshard":
-            found.append(str(eqn.outvars[0].aval.dtype))
-        for param in eqn.params.values():
-            inner = getattr(param, "jaxpr", param)
-            if hasattr(inner, "eqns"):
-                found += reshard_dtypes(inner)
-    return found
+def compiled_text(lowered):
+    """The program as compiled for this machine's devices -> str."""
+    return lowered.compile().as_text()
 
 
+OP = "all-gather"
 mesh = jax.make_mesh((8,), ("data",))  # Explicit axes
 grads = {}
 with jax.set_mesh(mesh):
     args = jax.device_put((ws, x), (P(None, "data"), P("data")))
     for gather in (gather_then_cast, cast_then_gather):
-        jaxpr = jax.make_jaxpr(loss, static_argnums=2)(*args, gather)
         grad = jax.jit(jax.grad(loss), static_argnums=2)
-        text = grad.lower(*args, gather).compile().as_text()
+        lowered = grad.lower(*args, gather)
         grads[gather] = grad(*args, gather)
+        print(f"{gather.__name__}, all-gathers")
+        print("  after SPMD partitioning:   ", partitioned_types(lowered, OP))
         print(
-            f"{gather.__name__}: the jaxpr gathers",
-            reshard_dtypes(jaxpr.jaxpr),
+            "  compiled for these devices:",
+            result_types(compiled_text(lowered), OP),
         )
-        print("  compiled all-gathers:", result_types(text, "all-gather"))
 g1, g2 = grads.values()
 print(
     "gradient:",
