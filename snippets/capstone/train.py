@@ -23,7 +23,11 @@ from snippets.capstone._train import (
     train,
     train_step,
 )
-from snippets.sharding._hlo import collectives, result_types
+from snippets.sharding._hlo import (
+    collectives,
+    partitioned_types,
+    result_types,
+)
 
 mesh = make_mesh()  # 4 x 2: ("data", "model")
 fetched, seen = [], {}
@@ -84,11 +88,16 @@ with jax.set_mesh(mesh):  # the compiled step, for a look inside
     batch = jax.ShapeDtypeStruct(
         (BATCH, S + 1), np.int32, sharding=batch_sharding(mesh)
     )
-    compiled = train_step.lower(abstract, batch).compile()
+    lowered = train_step.lower(abstract, batch)
+    compiled = lowered.compile()
 text = compiled.as_text()
 print("collectives of the step:", ", ".join(collectives(text)))
-gathered = Counter(t.split("[")[0] for t in result_types(text, "all-gather"))
-print("element types the all-gathers move:", dict(gathered))
+for when, types in [
+    ("after SPMD partitioning", partitioned_types(lowered, "all-gather")),
+    ("compiled for these devices", result_types(text, "all-gather")),
+]:
+    gathered = Counter(t.split("[")[0] for t in types)
+    print(f"element types of the all-gathers, {when}:", dict(gathered))
 mem = compiled.memory_analysis()  # bytes per device
 kib = {
     k: getattr(mem, f"{k}_size_in_bytes") / 2**10

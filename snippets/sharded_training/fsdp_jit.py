@@ -1,3 +1,4 @@
+# platform: gpu,tpu differs -- the compiled collectives are the backend's (a GPU splits each into -start and -done ops)
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
@@ -56,6 +57,7 @@ with jax.set_mesh(mesh):
 text = compiled.as_text()
 print("weights:", jax.typeof(args[0]), "| gradient:", jax.typeof(g))
 print("collectives:", collectives(text))
+print("split into start and done:", "all-gather-start" in text)
 print("all-gather results:", *result_types(text, "all-gather"))
 print("all-reduce results:", *result_types(text, "all-reduce"))
 temp = compiled.memory_analysis().temp_size_in_bytes

@@ -1,5 +1,8 @@
 """The collective operations in a compiled program's text (.as_text())."""
 
+import tempfile
+from pathlib import Path
+
 #: XLA's collective operations, as the program text names them.
 COLLECTIVES = (
     "all-reduce",
@@ -11,8 +14,13 @@ COLLECTIVES = (
 
 
 def collectives(program):
-    """The collective operations the program text calls -> list of names."""
-    return [c for c in COLLECTIVES if f"{c}(" in program]
+    """The collective operations the program text calls -> list of names. A
+    GPU's program splits each into a -start and a -done operation."""
+    return [
+        c
+        for c in COLLECTIVES
+        if f"{c}(" in program or f"{c}-start(" in program
+    ]
 
 
 def collective_lines(program):
@@ -32,3 +40,20 @@ def result_types(program, op):
         for line in collective_lines(program)
         if f" {op}(" in line
     ]
+
+
+def partitioned_types(lowered, op):
+    """The result types of `op` in the program right after XLA's SPMD
+    partitioner, before the backend's own passes, read from XLA's dump of
+    that pass: lowered.compile() with dump options -> list of str such as
+    'bf16[256,256]{1,0}'."""
+    with tempfile.TemporaryDirectory() as folder:
+        lowered.compile(
+            compiler_options={
+                "xla_dump_to": folder,
+                "xla_dump_hlo_pass_re": "spmd-partitioning",
+            }
+        )
+        dump = next(Path(folder).glob("*after_spmd-partitioning*"))
+        program = dump.read_text()
+    return result_types(program, op)

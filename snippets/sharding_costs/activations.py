@@ -46,7 +46,7 @@ print(f"  seconds of compute per step: {compute:.2f} -> {compute * 8 / 6:.2f}")
 # layer over NVLink, on the critical path: 6 a layer instead of 4.
 act = 2 * 2**20 // 8 * WIDTH  # bytes of one replica's bf16 activations
 allreduce = 2 * 7 / 8 * act / one_way("NVLink 4 (H100, H200)")
-print(
-    f"  TP x FSDP all-reduces per step: {4 * LAYERS * allreduce:.2f} -> "
-    f"{6 * LAYERS * allreduce:.2f} s"
+print(  # seconds, unit in the label: a computed figure, not a timing
+    f"  seconds of TP x FSDP all-reduces per step: "
+    f"{4 * LAYERS * allreduce:.2f} -> {6 * LAYERS * allreduce:.2f}"
 )
