@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import assume, example, given, strategies as st
 
 DTYPES = [jnp.float32, jnp.bfloat16, jnp.float16, jnp.int8, jnp.int32]
 H100 = dict(peak_flops=989 * 10**12, hbm_bandwidth=335 * 10**10)  # bf16 dense
@@ -47,6 +47,18 @@ def oracle_min_rows(k, n, s, peak, bw):
     return hi
 
 
+def check_min_rows(impl, k, n, s, peak, bw):
+    """min_compute_bound_rows against the search, ValueError where it finds
+    no compute-bound m."""
+    want = oracle_min_rows(k, n, s, peak, bw)
+    if want is None:
+        with pytest.raises(ValueError):
+            impl.min_compute_bound_rows(k, n, s, peak, bw)
+        return
+    got = impl.min_compute_bound_rows(k, n, s, peak, bw)
+    assert type(got) is int and got == want, (got, want)
+
+
 @pytest.mark.requirement(1)
 @given(m=sizes, k=sizes, n=sizes, dtype=st.sampled_from(DTYPES))
 @example(m=1, k=1, n=1, dtype=jnp.float32)
@@ -71,6 +83,24 @@ def test_arrays_numpy_and_shape_dtype_structs_alike(impl, m, k, n, dtype):
         lambda shape: jax.ShapeDtypeStruct(shape, dtype),
     ):
         assert impl.matmul_cost(make((m, k)), make((k, n))) == want
+
+
+@pytest.mark.requirement(2)
+@given(
+    m=sizes,
+    k=st.integers(257, 4096),
+    n=sizes,
+    dtype=st.sampled_from(DTYPES),
+)
+@example(m=1, k=257, n=1, dtype=jnp.float32)
+def test_numpy_sizes_and_dtypes_compared_by_value(impl, m, k, n, dtype):
+    """NumPy gives each array's shape new Python ints (CPython shares only
+    those up to 256), and a dtype with its byte order spelled out ('=', as
+    after converting big-endian data) is equal to NumPy's own dtype but not
+    the same object: equal sizes and dtypes must compare equal."""
+    a = np.zeros((m, k), np.dtype(dtype).newbyteorder("="))
+    b = np.zeros((k, n), np.dtype(dtype))
+    assert impl.matmul_cost(a, b) == oracle_cost(m, k, n, dtype)
 
 
 @pytest.mark.requirement(2)
@@ -125,6 +155,64 @@ def test_mixed_dtypes_raise(impl):
         )
 
 
+@pytest.mark.requirement(3)
+@pytest.mark.parametrize(
+    "first, second",
+    [(x, y) for x in DTYPES for y in DTYPES if x is not y],
+    ids=lambda dtype: np.dtype(dtype).name,
+)
+def test_every_pair_of_dtypes_raises(impl, first, second):
+    with pytest.raises(ValueError):
+        impl.matmul_cost(
+            jax.ShapeDtypeStruct((4, 3), first),
+            jax.ShapeDtypeStruct((3, 5), second),
+        )
+
+
+@pytest.mark.requirement(3)
+@given(m=sizes, k=sizes, k2=sizes, n=sizes)
+@example(m=2, k=4, k2=3, n=5)  # the first operand's inner size is larger
+@example(m=2, k=3, k2=4, n=5)  # smaller
+def test_inner_sizes_that_differ_raise(impl, m, k, k2, n):
+    assume(k != k2)
+    with pytest.raises(ValueError):
+        impl.matmul_cost(
+            jax.ShapeDtypeStruct((m, k), jnp.float32),
+            jax.ShapeDtypeStruct((k2, n), jnp.float32),
+        )
+
+
+@pytest.mark.requirement(3)
+@given(rank_a=st.integers(0, 4), rank_b=st.integers(0, 4))
+@example(rank_a=0, rank_b=2)
+@example(rank_a=2, rank_b=0)
+@example(rank_a=3, rank_b=3)
+@example(rank_a=1, rank_b=1)
+def test_every_rank_but_two_raises(impl, rank_a, rank_b):
+    assume((rank_a, rank_b) != (2, 2))
+    # sizes of 3 throughout: only the rank is wrong
+    with pytest.raises(ValueError):
+        impl.matmul_cost(
+            jax.ShapeDtypeStruct((3,) * rank_a, jnp.float32),
+            jax.ShapeDtypeStruct((3,) * rank_b, jnp.float32),
+        )
+
+
+@pytest.mark.requirement(4)
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        ((6, 4, 2, 1), 4.0),  # 3 s of FLOPs, 4 s of bytes
+        ((8, 2, 2, 1), 4.0),  # 4 s of FLOPs, 2 s of bytes
+        ((0, 3, 5, 2), 1.5),
+        ((7, 0, 2, 9), 3.5),
+    ],
+)
+def test_roofline_worked_examples(impl, args, want):
+    seconds = impl.roofline_seconds(*args)
+    assert type(seconds) is float and seconds == want, seconds
+
+
 @pytest.mark.requirement(4)
 @given(
     flops=st.integers(0, 10**20),
@@ -151,6 +239,76 @@ def test_roofline_rejects_bad_rates_and_counts(impl, args):
         impl.roofline_seconds(*args)
 
 
+#: the largest rejected value of each argument: a negative count, a rate <= 0
+ROOFLINE_ARGS = dict(flops=-1, nbytes=-1, peak_flops=0, hbm_bandwidth=0)
+
+
+@pytest.mark.requirement(4)
+@given(
+    below=st.dictionaries(
+        st.sampled_from(list(ROOFLINE_ARGS)),
+        st.integers(0, 10**20),
+        min_size=1,
+    )
+)
+@example(below={"flops": 0})
+@example(below={"nbytes": 0})
+@example(below={"peak_flops": 0})
+@example(below={"hbm_bandwidth": 0})
+@example(below={"peak_flops": 1})
+@example(below={"hbm_bandwidth": 1})
+def test_roofline_rejects_every_bad_rate_and_count(impl, below):
+    """Each argument in ``below`` is that far under its largest rejected
+    value; the others are valid."""
+    args = dict(flops=6, nbytes=4, peak_flops=2, hbm_bandwidth=1)
+    args.update({name: ROOFLINE_ARGS[name] - by for name, by in below.items()})
+    with pytest.raises(ValueError):
+        impl.roofline_seconds(**args)
+
+
+@pytest.mark.requirement(5, 6)
+@pytest.mark.parametrize(
+    "k, n, s, peak, bw, want",
+    [
+        # worked by hand: m FLOPs' time against m bytes' time, exactly
+        (2, 2, 1, 1, 1, 1),  # m = 1: 8 FLOPs, 8 bytes: a tie
+        (1, 2, 1, 1, 1, 2),  # m = 1: 4 FLOPs, 5 bytes; m = 2: 8 and 8
+        (4, 4, 1, 7, 2, 14),  # m = 13: 416 / 7 < 120 / 2; m = 14: 64 = 64
+        # the intensity tends to 2kn / (s (k + n)) = 2, the critical one:
+        # 8m FLOPs / 2 < (4m + 4) bytes / 1 for every m
+        (2, 2, 1, 2, 1, None),
+        (1, 2, 1, 3, 2, None),  # limit 4 / 3 below the critical 3 / 2
+    ],
+)
+def test_min_rows_worked_examples(impl, k, n, s, peak, bw, want):
+    if want is None:
+        with pytest.raises(ValueError):
+            impl.min_compute_bound_rows(k, n, s, peak, bw)
+        return
+    got = impl.min_compute_bound_rows(k, n, s, peak, bw)
+    assert type(got) is int and got == want, got
+
+
+@pytest.mark.requirement(5, 6)
+@given(
+    k=st.integers(1, 2**14),
+    n=st.integers(1, 2**14),
+    s=st.sampled_from([1, 2, 4]),
+    t=st.integers(1, 2**20),
+    off=st.integers(-1, 1),
+)
+@example(k=1, n=1, s=1, t=1, off=0)
+@example(k=1, n=1, s=1, t=1, off=1)
+@example(k=3, n=5, s=2, t=7, off=-1)
+def test_min_rows_at_the_limit_intensity(impl, k, n, s, t, off):
+    """The limit of the intensity, 2kn / (s (k + n)), equals the critical
+    peak / bw for bw = s (k + n) t and peak = 2knt; off moves bw by one
+    either side: below the limit (off = -1) or at it (off = 0) no m is
+    compute-bound, just above it (off = 1) a large m is."""
+    peak, bw = 2 * k * n * t, s * (k + n) * t + off
+    check_min_rows(impl, k, n, s, peak, bw)
+
+
 @pytest.mark.requirement(5, 6)
 @given(
     k=st.integers(1, 2**14),
@@ -169,13 +327,7 @@ def test_roofline_rejects_bad_rates_and_counts(impl, args):
 @example(k=4, n=4, s=1, peak=3, bw=1)  # a tie at m = 6
 @example(k=4, n=4, s=1, peak=7, bw=2)
 def test_min_rows_is_the_first_compute_bound_m(impl, k, n, s, peak, bw):
-    want = oracle_min_rows(k, n, s, peak, bw)
-    if want is None:
-        with pytest.raises(ValueError):
-            impl.min_compute_bound_rows(k, n, s, peak, bw)
-        return
-    got = impl.min_compute_bound_rows(k, n, s, peak, bw)
-    assert type(got) is int and got == want, (got, want)
+    check_min_rows(impl, k, n, s, peak, bw)
 
 
 @pytest.mark.requirement(5)
@@ -204,3 +356,26 @@ def test_h100_bf16_square_weight(impl):
 def test_min_rows_raises_when_none_or_bad_args(impl, args):
     with pytest.raises(ValueError):
         impl.min_compute_bound_rows(*args)
+
+
+MIN_ROWS_ARGS = ("k", "n", "itemsize", "peak_flops", "hbm_bandwidth")
+
+
+@pytest.mark.requirement(6)
+@given(
+    bad=st.dictionaries(
+        st.sampled_from(MIN_ROWS_ARGS), st.integers(max_value=0), min_size=1
+    )
+)
+@example(bad={"k": 0})
+@example(bad={"n": -1})
+@example(bad={"itemsize": -1})
+@example(bad={"peak_flops": -1})
+@example(bad={"hbm_bandwidth": -1})
+@example(bad={"k": -1, "n": -1})
+def test_min_rows_rejects_every_argument_not_positive(impl, bad):
+    # valid: (8, 8) weight, 2 bytes, peak 1, bw 1 is compute-bound at m = 2
+    args = dict(k=8, n=8, itemsize=2, peak_flops=1, hbm_bandwidth=1)
+    args.update(bad)
+    with pytest.raises(ValueError):
+        impl.min_compute_bound_rows(**args)
