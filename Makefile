@@ -56,7 +56,7 @@ mutation: $(VENV)
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
-	$(PY) -m jaxbook.check '$(PROBLEM)'
+	$(PY) -m jaxbook.practice '$(PROBLEM)'
 
 # Study the practice problems in the plan's order, each checked on every save of its starter (keys:
 # hint, reset, skip, list, quit); without a terminal, print the progress and exit:

@@ -3,7 +3,7 @@
 The problems come in the study plan's order: the toctree of ``practice/index.md`` lists the
 sections, each section's toctree its problems (:func:`plan`). The current problem's starter is
 checked on every save (watchfiles), by a worker process that imported JAX once and runs
-``make check``'s code (:func:`jaxbook.check.run`) for each check, so a re-check costs the tests
+``make check``'s code (:func:`jaxbook.practice.run`) for each check, so a re-check costs the tests
 only. A check that runs longer than ``--limit`` seconds is stopped: the worker is killed and
 started again. Keys: ``h`` the page's next hint, ``r`` reset the starter (the attempt is kept in
 ``.study/backups/``), ``s`` skip, ``l`` list all problems, ``q`` quit; a problem that passes
@@ -172,11 +172,10 @@ def table(problems: list[Problem], progress: dict[str, str], current: Problem | 
 def checked(folder: Path, practice: Path) -> dict:
     """Check ``folder``'s starter in this process (``make check``'s code) and describe the result:
     status, the import error, each requirement's state, the smallest failing examples, the verdict."""
-    from jaxbook import check
-    from jaxbook.practice import SOLVED, report
+    from jaxbook.practice import SOLVED, report, run
 
     shown = (folder / "starter.py").relative_to(practice.parent).as_posix()
-    code, summary, error = check.run(folder, "starter", practice)
+    code, summary, error = run(folder, "starter", practice)
     if summary is None:
         return {"status": ATTEMPTED, "error": f"{shown} does not import, so no test can run:\n\n{error}"}
     with contextlib.redirect_stdout(io.StringIO()) as printed:
@@ -476,7 +475,7 @@ def main(argv=None) -> int:
     if args.worker:
         serve(practice)
         return 0
-    from jaxbook.check import ProblemNameError, find_problem
+    from jaxbook.practice import ProblemNameError, find_problem
 
     try:
         folder = find_problem(args.problem, practice) if args.problem else None
