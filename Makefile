@@ -62,7 +62,7 @@ check: $(VENV)
 # hint, reset, skip, list, quit); without a terminal, print the progress and exit:
 # make practice [PROBLEM=masked-mean] [RECOMPUTE=1: progress from the starters] [LIMIT=120: seconds per check]
 practice: $(VENV)
-	@$(PY) -m jaxbook.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
+	@$(PY) -m practice.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
 	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)

@@ -33,8 +33,7 @@ Commands (``make`` targets):
 - :mod:`jaxbook.upgrade`  -- ``make upgrade`` and ``make lock``: new lock, new outputs, per-page summary.
 - :mod:`jaxbook.accelerator` -- ``make accelerator``: the snippets on a GPU or TPU.
 - :mod:`jaxbook.practice` -- ``make check PROBLEM=...``: a practice problem's tests run and reported
-  (also for notebooks, practice/conftest.py and ``make practice``).
-- :mod:`jaxbook.study`    -- ``make practice``: the problems in the plan's order, checked on save.
+  (also for notebooks, practice/conftest.py and ``make practice``, which is practice/study.py).
 - :mod:`jaxbook.mutation` -- ``make mutation``: the practice tests' mutation scores.
 """
 
