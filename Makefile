@@ -29,8 +29,8 @@ page: $(VENV)
 # Write expected outputs (snippets/**/*.out) from the real results (executing what the store lacks):
 # make outputs [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [HELPER=snippets/x/_h.py] [FAILED=1] [COMPARE=1]
 outputs: $(VENV)
-	@$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
-	  $(foreach h,$(HELPER),--helper $(h)) $(if $(FAILED),--failed) $(if $(COMPARE),--compare)
+	@$(PY) -m jaxbook.accept SNIPPET='$(SNIPPET)' PAGE='$(PAGE)' HELPER='$(HELPER)' FAILED='$(FAILED)' \
+	  COMPARE='$(COMPARE)'
 
 # Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
 # its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed
