@@ -1,6 +1,6 @@
 """Run a practice problem's tests and report one line per test and a verdict.
 
-``make check PROBLEM=adamw-from-scratch`` is :func:`main`; the problems' ``conftest.py``,
+``make check`` (in the repository) is :func:`main`; the problems' ``conftest.py``,
 ``make practice`` and the self-checking notebook of every problem use the rest. The notebook
 carries this file along, so it imports only pytest and the standard library. A problem's
 ``wrong/<mistake>.diff`` is ``solution.py``'s smallest wrong change, below two header lines: the
@@ -337,12 +337,12 @@ def run(
 
 
 def main(argv=None) -> int:
-    """``make check PROBLEM=...``: one line per test and a verdict; exit status 2 for a bad name."""
+    """``make check``: one line per test and a verdict; exit status 2 for a bad name."""
     import argparse
 
     from jaxbook import ROOT, runtime  # the repository's: a notebook never runs main()
 
-    parser = argparse.ArgumentParser(description="Check an attempt: make check PROBLEM=masked-mean")
+    parser = argparse.ArgumentParser(description="Check an attempt at a practice problem (make check)")
     parser.add_argument("problem")
     parser.add_argument("--impl", choices=["starter", "solution"], default="starter")
     parser.add_argument("--practice", type=Path, default=PRACTICE, help=argparse.SUPPRESS)
