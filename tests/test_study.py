@@ -110,16 +110,8 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     practice = practice_copy(tmp_path)
     folder = practice / "arrays" / "masked_mean"
     starter, untouched = folder / "starter.py", (folder / "starter.py").read_text()
-    command = [
-        sys.executable,
-        "-m",
-        "practice.study",
-        "--practice",
-        str(practice),
-        "--problem",
-        "masked-mean",
-    ]
-    term = Terminal(command, ROOT)
+    options = ["--practice", str(practice), "--problem", "masked-mean"]
+    term = Terminal([sys.executable, "-m", "practice.study", *options], ROOT)
     try:
         first = term.until("Masked Mean Without Boolean Indexing", NONE_PASS)
         assert "Study plan: 0 passed, 0 attempted, 39 not started (of 39)" in first
