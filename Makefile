@@ -29,8 +29,8 @@ page: $(VENV)
 # Write expected outputs (snippets/**/*.out) from the real results (executing what the store lacks):
 # make outputs [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [HELPER=snippets/x/_h.py] [FAILED=1] [COMPARE=1]
 outputs: $(VENV)
-	@$(PY) -m jaxbook.accept $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
-	  $(foreach h,$(HELPER),--helper $(h)) $(if $(FAILED),--failed) $(if $(COMPARE),--compare)
+	@$(PY) -m jaxbook.accept SNIPPET='$(SNIPPET)' PAGE='$(PAGE)' HELPER='$(HELPER)' FAILED='$(FAILED)' \
+	  COMPARE='$(COMPARE)'
 
 # Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
 # its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed
@@ -56,13 +56,13 @@ mutation: $(VENV)
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
-	$(PY) -m jaxbook.check '$(PROBLEM)'
+	$(PY) -m jaxbook.practice '$(PROBLEM)'
 
 # Study the practice problems in the plan's order, each checked on every save of its starter (keys:
 # hint, reset, skip, list, quit); without a terminal, print the progress and exit:
 # make practice [PROBLEM=masked-mean] [RECOMPUTE=1: progress from the starters] [LIMIT=120: seconds per check]
 practice: $(VENV)
-	@$(PY) -m jaxbook.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
+	@$(PY) -m practice.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
 	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)

@@ -32,9 +32,8 @@ Commands (``make`` targets):
 - :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
 - :mod:`jaxbook.upgrade`  -- ``make upgrade`` and ``make lock``: new lock, new outputs, per-page summary.
 - :mod:`jaxbook.accelerator` -- ``make accelerator``: the snippets on a GPU or TPU.
-- :mod:`jaxbook.practice` -- a practice problem's tests run and reported (``make check``, notebooks, conftest).
-- :mod:`jaxbook.check`    -- ``make check PROBLEM=...``: a learner's attempt checked.
-- :mod:`jaxbook.study`    -- ``make practice``: the problems in the plan's order, checked on save.
+- :mod:`jaxbook.practice` -- ``make check PROBLEM=...``: a practice problem's tests run and reported
+  (also for notebooks, practice/conftest.py and ``make practice``, which is practice/study.py).
 - :mod:`jaxbook.mutation` -- ``make mutation``: the practice tests' mutation scores.
 """
 

@@ -1,24 +1,11 @@
-"""``make outputs``: write the expected outputs (``snippets/**/*.out``) from the real results.
-
-``python -m jaxbook.accept`` takes the results of the pages from the execution store, executing
-only the pages that are not there (:mod:`jaxbook.execute`), and writes each selected snippet's
-``.out`` file, unless the file already matches within the snippet's tolerance (a run on another
-CPU leaves it as it is). It then lists what is new and what changed, and how to review both.
-
-Which snippets (any combination; nothing named means every snippet of the book):
-
-- ``--snippet snippets/jit/jit_basic.py`` (repeat it, or give several paths in one argument);
-- ``--page guide/jit.md``: every snippet the page loads;
-- ``--helper snippets/training/_model.py``: every snippet that imports the helper, directly or not;
-- ``--failed``: every snippet whose output differed or was missing in the last build.
-
-``--compare`` writes nothing: it reports each snippet that breaks its contract or does not match
-its ``.out`` file, one line each, and says so when all match (the build's verdict, without Sphinx).
+"""``make outputs``: write the expected outputs (``snippets/**/*.out``) from the real results,
+executing only the pages the store lacks, and list what is new and changed; ``COMPARE=1``
+compares instead. ``python -m jaxbook.accept`` takes make's variables as they are spelled there,
+``SNIPPET="a.py b.py" PAGE=... HELPER=... FAILED=1 COMPARE=1`` (docs/contributing.md).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -48,27 +35,37 @@ def importers(helper: Path, root: Path) -> list[Path]:
     return found
 
 
-def select(root: Path, args) -> dict[str, list[Path]]:
-    """``{page: [snippets]}`` named by the options (see the module docstring)."""
-    named = [name for value in args.snippet for name in value.split()]
-    for value in args.helper:
-        for name in value.split():
-            helper = (root / name).resolve()
-            if not helper.is_file():
-                raise ValueError(f"{name}: no such helper file")
-            users = importers(helper, root)
-            if not users:
-                raise ValueError(f"{name}: no snippet imports it")
-            named += [s.relative_to(root).as_posix() for s in users]
-    if args.failed:
+#: ``make outputs``'s variables; a non-empty FAILED or COMPARE turns it on.
+VARIABLES = ("SNIPPET", "PAGE", "HELPER", "FAILED", "COMPARE")
+
+
+def variables(argv: list[str]) -> dict[str, str]:
+    """``{name: value}`` of the ``NAME=value`` arguments, every variable present."""
+    given = dict(arg.partition("=")[::2] for arg in argv)
+    unknown = [name for name in given if name not in VARIABLES]
+    if unknown:
+        takes = " ".join(f"{name}=" for name in VARIABLES)
+        raise ValueError(f"{', '.join(unknown)}: not a variable of make outputs ({takes})")
+    return {name: given.get(name, "") for name in VARIABLES}
+
+
+def select(root: Path, given: dict[str, str]) -> dict[str, list[Path]]:
+    """``{page: [snippets]}`` named by the variables (nothing named: every snippet)."""
+    named = given["SNIPPET"].split()
+    for name in given["HELPER"].split():
+        helper = (root / name).resolve()
+        if not helper.is_file():
+            raise ValueError(f"{name}: no such helper file")
+        users = importers(helper, root)
+        if not users:
+            raise ValueError(f"{name}: no snippet imports it")
+        named += [s.relative_to(root).as_posix() for s in users]
+    if given["FAILED"]:
         failed = last_failures(root)
         if not failed:
             raise ValueError("the last build reported no output that differs or is missing")
         named += failed
-    page_names = [name for value in args.page for name in value.split()]
-    if (args.helper or args.failed) and not named and not page_names:
-        return {}
-    return pages.selection(root, page_names, named)
+    return pages.selection(root, given["PAGE"].split(), named)
 
 
 def new_files(paths: list[Path], root: Path) -> set[Path]:
@@ -83,27 +80,14 @@ def new_files(paths: list[Path], root: Path) -> set[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="make outputs",
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawTextHelpFormatter,
-    )
-    parser.add_argument("--page", action="append", default=[], help="every snippet of this page")
-    parser.add_argument(
-        "--snippet", action="append", default=[], help="this snippet (several: space-separated)"
-    )
-    parser.add_argument(
-        "--helper", action="append", default=[], help="every snippet that imports this helper"
-    )
-    parser.add_argument("--failed", action="store_true", help="every output the last build reported")
-    parser.add_argument("--compare", action="store_true", help="compare instead of writing")
-    args = parser.parse_args(argv)
     root = book_root()
     try:
-        groups = select(root, args)
+        given = variables(sys.argv[1:] if argv is None else argv)
+        groups = select(root, given)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    compare = bool(given["COMPARE"])
     status, written, unchanged, failed = 0, [], 0, 0
     with Executor(root) as executor:
         for page, snippets in sorted(groups.items()):
@@ -113,12 +97,12 @@ def main(argv: list[str] | None = None) -> int:
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()
                 cell = result.cell(name)
-                problem = verdict.verdict(cell, root, compare_output=args.compare, inputs=result.inputs)
+                problem = verdict.verdict(cell, root, compare_output=compare, inputs=result.inputs)
                 if problem is not None:
                     status, failed = 1, failed + 1
                     print(f"{page}: {problem.summary}")
                     continue
-                if args.compare:
+                if compare:
                     unchanged += 1
                     continue
                 tolerance = parse_tolerance(snippet.read_text(encoding="utf-8"), name)
@@ -128,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                     unchanged += 1
                 verdict.remember_match(name, result.inputs, root)
     total = sum(len(s) for s in groups.values())
-    if args.compare:
+    if compare:
         if status == 0:
             print(
                 f"all {total} snippet(s) of {len(groups)} page(s) hold their contract and match their .out files"

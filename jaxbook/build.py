@@ -1,15 +1,7 @@
-"""Build the site: ``python -m jaxbook.build`` (strict, the whole book) or
-``python -m jaxbook.build guide/grad.md`` (a quick preview of one or more pages).
-
-The strict build is the one ``make html``, the tests and Read the Docs run: every page executed,
-any Sphinx warning fails it (``-W --keep-going``, so all problems are reported at once).
-``make html`` first fills the execution store (:func:`jaxbook.execute.execute_book`): the pages
-whose results are missing run on one kernel per core, the longest first, so the cores finish
-together; Sphinx then reads every page's outputs from the store. Sphinx reads and writes pages in
-parallel, one process per core (``-j auto``; ``JAXBOOK_JOBS=1`` for one process and one kernel);
-a page missing from the store (``sphinx-build`` run directly, as on Read the Docs) is executed by
-the process that reads it. When nothing the site is built from has changed since its last
-successful build, the strict build does nothing (:mod:`jaxbook.uptodate`).
+"""Build the site: ``python -m jaxbook.build`` (strict, the whole book, as ``make html``, the tests
+and Read the Docs run it; any warning fails it) or ``python -m jaxbook.build guide/grad.md`` (a
+quick preview of pages). How it fills the store first and then runs Sphinx on every core, and
+when it does nothing: docs/maintainers.md, "Builds".
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """Executing pages: each page's result from the store (:mod:`jaxbook.store`), the missing ones run
-in the book's kernel (:mod:`jaxbook.kernel`) and kept.
-
-:class:`Executor` serves one process (a Sphinx worker, ``make outputs``, a test): it starts a
-kernel the first time a page is missing and keeps it for the next ones. :func:`execute_book`
-fills the store for every page before Sphinx reads any (``make html``): one kernel per core, the
-longest pages first, so the cores finish together. Kernels talk over Unix sockets
-(``transport="ipc"``) in a folder of their own: kernels started at the same moment never race for
-a TCP port.
+in the book's kernel (:mod:`jaxbook.kernel`) and kept. :class:`Executor` serves one process and
+keeps its kernel for the next page; :func:`execute_book` fills the store before Sphinx reads a
+page (``make html``), one kernel per core, the longest pages first.
 """
 
 from __future__ import annotations
@@ -64,7 +59,7 @@ class Kernel:
         self.km = KernelManager(
             kernel_name="python3",
             kernel_spec_manager=specs,
-            transport="ipc",
+            transport="ipc",  # a socket file of its own: kernels started at once never race for a port
             ip=os.path.join(self._dir.name, "k"),
         )
         self.km.start_kernel(env=kernel_environment(root, Path(self._dir.name)), cwd=str(root))

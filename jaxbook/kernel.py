@@ -1,22 +1,9 @@
-"""The Jupyter kernel that executes the book's snippets: IPython's kernel with two functions.
-
-:mod:`jaxbook.execute` sends it plain code, one request per step of a page:
-
-- ``__jaxbook_page__()`` makes the process what a fresh kernel would be for a new page
-  (:func:`new_page`);
-- ``__jaxbook_run__(path)`` runs the snippet file at ``path`` under the contract
-  (:func:`jaxbook.snippet.execute`: its own file name, a fresh ``__main__`` namespace, a time
-  limit, JAX's configuration and NumPy's print options restored afterwards) and keeps what it did
-  as a :class:`jaxbook.store.CellResult` in ``__jaxbook_result__``, which the request asks back
-  (``user_expressions``). What the reader sees is recorded as Jupyter outputs: the printed text
-  (stdout and stderr as one stream, in program order), each display (a figure, a rich table), and
-  a declared error's trimmed traceback; the same text, normalised, is compared with the ``.out``
-  file by whoever reads the result.
-
-The kernel decides nothing about a page: it never compares outputs, and a snippet that breaks its
-contract is recorded like any other (``contract`` holds why), so the request itself succeeds. JAX
-is configured by :func:`jaxbook.runtime.configure`, without a compilation cache (a first call
-compiles, as on a reader's machine). Nothing here imports Sphinx.
+"""The Jupyter kernel that executes the book's snippets: IPython's kernel with two functions,
+called by :mod:`jaxbook.execute` with plain code: ``__jaxbook_page__()`` makes it a fresh kernel
+for the next page (:func:`new_page`), and ``__jaxbook_run__(path)`` runs a snippet under the
+contract (:func:`jaxbook.snippet.execute`) and keeps what the reader sees as a
+:class:`jaxbook.store.CellResult` in ``__jaxbook_result__``. The kernel compares nothing: a snippet
+that breaks its contract is recorded like any other, with why in ``contract``.
 """
 
 from __future__ import annotations

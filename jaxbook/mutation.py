@@ -213,7 +213,7 @@ def main(argv=None) -> int:
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
-    from jaxbook.check import find_problem, problems
+    from jaxbook.practice import find_problem, problems
 
     folders = [find_problem(name) for name in args.problems] or list(problems().values())
     (ROOT / layout.BUILD).mkdir(exist_ok=True)

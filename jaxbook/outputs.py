@@ -1,23 +1,11 @@
-"""Expected outputs: what a reader sees under each cell, committed beside its snippet.
-
-Every snippet ``snippets/<folder>/<name>.py`` has a sibling ``<name>.out`` holding what the page
-shows under its code: the text it prints (stdout and stderr, in the order printed), a marker line
-such as ``[display: image/png]`` for each rich output (a figure, an HTML table: produced and
-published, never snapshotted), and the trimmed traceback of a declared error. The kernel records
-that text, normalised (:func:`normalise`), with each execution (:mod:`jaxbook.store`); whoever reads
-the result compares it with the file (:mod:`jaxbook.verdict`, under :mod:`jaxbook.compare`'s rule).
-
-Volatile parts are replaced before comparing and writing, by :data:`RULES` and nothing else:
-
-- ``duration``: a time with its unit (``38.09 ms``, ``1.2 s``, ``350 µs``) becomes ``<duration>``;
-- ``timing-table``: in a table whose header names a time unit in brackets (``loop [s]``), each
-  decimal number of its rows becomes ``<duration>`` (up to the first blank line);
-- ``address``: a memory address (``0x7f3a2c1b9e80``) becomes ``0x<address>``;
-- ``temporary``: a temporary file or directory name (``tmpa1b2c3d4``) becomes ``<tmp>``;
-- ``whitespace``: trailing spaces are dropped and the text ends with one newline.
-
-Anything else that varies between two runs on one machine is a bug of the snippet or of the
-machinery, fixed at its source rather than hidden here.
+"""Expected outputs: ``snippets/<folder>/<name>.out`` holds what the page shows under the cell
+(the printed text, a ``[display: image/png]`` line per rich output, a declared error's trimmed
+traceback), normalised by :func:`normalise` with these rules and no others: ``duration`` (a time
+with its unit becomes ``<duration>``), ``timing-table`` (so does each decimal in the rows of a
+table whose header names a time unit in brackets, ``loop [s]``, up to a blank line), ``address``
+(``0x<address>``), ``temporary`` (a temporary file's name becomes ``<tmp>``) and ``whitespace``
+(no trailing spaces, one final newline). Anything else that varies between runs is a bug, fixed at
+its source.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The book's pages, read with MyST's own parser (as MyST-NB reads them; nothing here imports
-Sphinx or runs code): which pages there are, what each code cell loads, and which page shows a
-snippet (:func:`page_of`, the one place the rule is written down):
-
-- ``snippets/index/<name>.py``     belongs to ``index.md``;
-- ``snippets/practice/<name>.py``  belongs to ``practice/<section>/<name>.md`` (one section has it);
-- ``snippets/<folder>/<name>.py``  belongs to ``guide/<folder>.md`` or ``docs/<folder>.md``.
-
-``make test`` checks that every page loads only its own snippets (tests/test_outputs.py).
+"""The book's pages, read with MyST's own parser (as MyST-NB reads them; no Sphinx, no code run):
+which pages there are, what each code cell loads, and which page shows a snippet
+(:func:`page_of`, the one place that rule is written; docs/contributing.md states it).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Run a practice problem's tests and report one line per test and a verdict.
 
-Shared by ``make check`` (:mod:`jaxbook.check`), the problems' ``conftest.py`` and the
-self-checking notebook of every problem, which carries this file along: it needs only pytest and
-the standard library. A problem's ``wrong/<mistake>.diff`` is ``solution.py``'s smallest wrong
-change, below two header lines: the mistake, then ``Breaks: 2, 5. Caught by: test_a, test_b``.
+``make check`` (in the repository) is :func:`main`; the problems' ``conftest.py``,
+``make practice`` and the self-checking notebook of every problem use the rest. The notebook
+carries this file along, so it imports only pytest and the standard library. A problem's
+``wrong/<mistake>.diff`` is ``solution.py``'s smallest wrong change, below two header lines: the
+mistake, then ``Breaks: 2, 5. Caught by: test_a, test_b``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import traceback
 from pathlib import Path
 
 import pytest
@@ -252,14 +254,115 @@ class Attempt:
         return module
 
 
+def run_tests(folder: Path, *args: str, plugins=()) -> tuple[int, Summary]:
+    """Run the tests in ``folder`` quietly: (pytest's exit code, each test's outcome)."""
+    summary = Summary(folder.parent / f"{folder.name}.md")  # the statement, beside the tests
+    args = [str(folder), *args, "-q", "--tb=short", "--import-mode=importlib", "-p", "no:cacheprovider"]
+    return int(pytest.main(args, plugins=[summary, *plugins])), summary
+
+
 def check(attempt: str, tests: str) -> None:
     """Run the tests in the folder ``tests`` against the file ``attempt`` (the notebook's check)."""
     folder = Path(tests)
     ini = folder / "pytest.ini"  # so that no configuration found above this folder applies
     ini.write_text("[pytest]\n", encoding="utf-8")
     use_profiles("small")
-    summary = Summary(folder.parent / f"{folder.name}.md")  # the statement, written beside the tests
-    args = [str(folder), "-c", str(ini), "--rootdir", str(folder), "-q", "--tb=short"]
-    args += ["--import-mode=importlib", "-p", "no:cacheprovider"]
-    code = pytest.main(args, plugins=[summary, Attempt(Path(attempt).resolve())])
-    report(summary, int(code), attempt)
+    args = ["-c", str(ini), "--rootdir", str(folder)]
+    code, summary = run_tests(folder, *args, plugins=[Attempt(Path(attempt).resolve())])
+    report(summary, code, attempt)
+
+
+# -- make check: an attempt in the repository, its problem named exactly ---------------------------
+
+PRACTICE = Path(__file__).resolve().parent.parent / "practice"
+
+
+class ProblemNameError(ValueError):
+    """A PROBLEM that is a pattern, or that names no problem (the message says which)."""
+
+
+def problems(practice: Path = PRACTICE) -> dict[str, Path]:
+    """Every problem folder, keyed by its name with underscores."""
+    return {p.parent.name: p.parent for p in sorted(practice.glob("*/*/starter.py"))}
+
+
+def find_problem(name: str, practice: Path = PRACTICE) -> Path:
+    """The folder of the problem ``name``: ``adamw-from-scratch``, ``AdamW_From_Scratch``,
+    ``optimizers/adamw-from-scratch``, ``adamw_from_scratch.md`` or ``.../`` name the same one,
+    a pattern none; raises ProblemNameError."""
+    if re.search(r"[*?\[\]{}]", name):
+        raise ProblemNameError(
+            f"PROBLEM={name!r} is a pattern; name one problem exactly, e.g. adamw-from-scratch"
+        )
+    path = name.strip().removesuffix("/").removesuffix(".md")
+    parts = [p.strip().lower().replace("-", "_") for p in path.split("/") if p]
+    parts = parts[1:] if parts[:1] == ["practice"] else parts
+    known = problems(practice)
+    folder = known.get(parts[-1]) if parts and len(parts) <= 2 else None
+    if folder is not None and (len(parts) == 1 or parts[0] == folder.parent.name):
+        return folder
+    listing = "\n  ".join(sorted(f"{p.parent.name}/{n.replace('_', '-')}" for n, p in known.items()))
+    raise ProblemNameError(f"no practice problem called {name!r}. Known problems:\n  {listing}")
+
+
+def import_error(folder: Path, which: str) -> str | None:
+    """None if ``folder/<which>.py`` imports afresh (a long-lived process sees every save);
+    otherwise the error, shown from the attempt's file, so that it is reported once, not by every
+    test."""
+    path = folder / f"{which}.py"
+    forget(folder, which)
+    try:
+        load_impl(folder, which)
+    except Exception as error:  # anything the attempt's module-level code raises
+        frames = traceback.extract_tb(error.__traceback__)
+        ours = next((i for i, frame in enumerate(frames) if Path(frame.filename) == path), len(frames))
+        shown = traceback.format_list(frames[ours:])  # none for a SyntaxError: its line is below
+        head = ["Traceback (most recent call last):\n"] if shown else []
+        return "".join(head + shown + traceback.format_exception_only(error))
+    return None
+
+
+def run(
+    folder: Path, impl: str = "starter", practice: Path = PRACTICE
+) -> tuple[int, Summary | None, str | None]:
+    """Check ``folder/<impl>.py`` in this process: (pytest's exit code, the Summary, None), or
+    (1, None, the error) when it does not import. The runtime must be configured first."""
+    error = import_error(folder, impl)
+    if error is not None:
+        return 1, None, error
+    # every test, every time: no pass cache, no workers, no results kept
+    args = [f"--impl={impl}", "--hypothesis-profile=small", "-n", "0", "-p", "no:tests.pass_cache"]
+    code, summary = run_tests(folder, *args, "--rootdir", str(practice.parent))
+    return code, summary, None
+
+
+def main(argv=None) -> int:
+    """``make check``: one line per test and a verdict; exit status 2 for a bad name."""
+    import argparse
+
+    from jaxbook import ROOT, runtime  # the repository's: a notebook never runs main()
+
+    parser = argparse.ArgumentParser(description="Check an attempt at a practice problem (make check)")
+    parser.add_argument("problem")
+    parser.add_argument("--impl", choices=["starter", "solution"], default="starter")
+    parser.add_argument("--practice", type=Path, default=PRACTICE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        folder = find_problem(args.problem, args.practice)
+    except ProblemNameError as error:
+        print(error, file=sys.stderr)
+        return 2
+    shown = (folder / f"{args.impl}.py").relative_to(args.practice.parent)
+    # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
+    runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
+    code, summary, error = run(folder, args.impl, args.practice)
+    if summary is None:
+        print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
+        print(f"ERROR  {shown}: fix the error above, then run the check again")
+        return 1
+    report(summary, code, str(shown))
+    return code or (1 if summary.collect_errors else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

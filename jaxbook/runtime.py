@@ -1,8 +1,6 @@
-"""The one place where the execution environment of the book is configured.
-
-Both the build (through :mod:`jaxbook.kernel`) and pytest (through ``tests/conftest.py`` and
-:mod:`jaxbook.run`) call :func:`configure` before JAX is imported, so every published output and
-every test sees the same platform and the same number of devices.
+"""The one place that configures JAX for the book: the build's kernel and the tests call
+:func:`configure` before JAX is imported, so every output and every test sees the same platform
+and the same number of devices.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The snippet contract, shared by the build and the tests (docs/contributing.md states it).
-
-A snippet's first comment lines may declare the error it raises (``# raises:``, ``# match:``),
-a deprecation it shows (``# warns:``, ``# warns-match:``), a tolerance for its printed floats
-(``# tolerance: rtol=... -- reason``) and what differs on an accelerator (``# platform: gpu ...``).
-:func:`execute` runs a snippet and enforces the contract: it returns the trimmed traceback of a
-declared error, or raises :class:`SnippetError` with a message that names the file.
+"""The snippet contract, shared by the build and the tests (docs/contributing.md states it): the
+declarations in a snippet's first comment lines (``# raises:``, ``# warns:``, ``# tolerance:``,
+``# platform:``), and :func:`execute`, which runs a snippet under them and returns a declared
+error's trimmed traceback or raises :class:`SnippetError`, naming the file.
 """
 
 from __future__ import annotations

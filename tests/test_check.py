@@ -1,4 +1,4 @@
-"""``make check`` (jaxbook/check.py): exact problem names, one clear error for an attempt that
+"""``make check`` (jaxbook/practice.py's main): exact problem names, one clear error for an attempt that
 does not import, and ERROR (not FAIL) for a test that could not be set up."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from jaxbook import ROOT, check, runtime
+from jaxbook import ROOT, practice, runtime
 
 #: It reads the practice problems (`make check` finds a problem among them), none of the rest of the book.
 pytestmark = pytest.mark.inputs("practice")
@@ -34,26 +34,26 @@ ADAMW = ROOT / "practice" / "optimizers" / "adamw_from_scratch"
     ],
 )
 def test_accepted_spellings(name):
-    assert check.find_problem(name) == ADAMW
+    assert practice.find_problem(name) == ADAMW
 
 
 @pytest.mark.parametrize("name", ["m*", "*", "adamw?from-scratch", "[a]damw-from-scratch", "optimizers/*"])
 def test_patterns_are_rejected(name):
-    with pytest.raises(check.ProblemNameError, match="is a pattern; name one problem exactly"):
-        check.find_problem(name)
+    with pytest.raises(practice.ProblemNameError, match="is a pattern; name one problem exactly"):
+        practice.find_problem(name)
 
 
 @pytest.mark.parametrize(
     "name", ["adamw", "arrays/adamw-from-scratch", "a/b/adamw-from-scratch", "", "optimizers"]
 )
 def test_unknown_names_list_the_problems(name):
-    with pytest.raises(check.ProblemNameError, match="no practice problem called") as error:
-        check.find_problem(name)
+    with pytest.raises(practice.ProblemNameError, match="no practice problem called") as error:
+        practice.find_problem(name)
     assert "optimizers/adamw-from-scratch" in str(error.value)
 
 
 def test_pattern_exits_2_with_a_message(capsys):
-    assert check.main(["m*"]) == 2
+    assert practice.main(["m*"]) == 2
     assert "is a pattern" in capsys.readouterr().err
 
 
@@ -73,7 +73,7 @@ def toy_problem(tmp_path, starter, tests):
 def run_check(practice, env=None):
     """``make check`` on the toy problem, in a process of its own (environment ``env``: this one's)."""
     return subprocess.run(
-        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
+        [sys.executable, "-m", "jaxbook.practice", "toy-problem", "--practice", str(practice)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -83,13 +83,13 @@ def run_check(practice, env=None):
 
 
 def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
-    practice = toy_problem(
+    tree = toy_problem(
         tmp_path,
         "def answer():\n    return 42 +\n",
         "def test_a(impl):\n    assert impl.answer() == 42\n\n\n"
         "def test_b(impl):\n    assert impl.answer() > 0\n",
     )
-    assert check.main(["toy-problem", "--practice", str(practice)]) == 1
+    assert practice.main(["toy-problem", "--practice", str(tree)]) == 1
     out, err = capsys.readouterr()
     assert "practice/toys/toy_problem/starter.py does not import" in err
     assert 'toy_problem/starter.py", line 2' in err and "SyntaxError" in err
@@ -100,12 +100,12 @@ def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
 
 
 def test_error_at_import_time_shows_the_attempts_line(tmp_path, capsys):
-    practice = toy_problem(
+    tree = toy_problem(
         tmp_path,
         "import math\n\nSCALE = math.tau / undefined_name\n",
         "def test_a(impl):\n    assert impl.answer() == 42\n",
     )
-    assert check.main(["toys/toy-problem", "--practice", str(practice)]) == 1
+    assert practice.main(["toys/toy-problem", "--practice", str(tree)]) == 1
     err = capsys.readouterr().err
     assert 'toy_problem/starter.py", line 3' in err and "NameError" in err
     assert "importlib" not in err, "frames of the import machinery are noise"
@@ -131,7 +131,7 @@ def test_fails(impl):
 def test_passes(impl):
     assert impl.answer() == 42
 """
-    # The attempt imports JAX: check.py must configure the runtime before importing it.
+    # The attempt imports JAX: make check must configure the runtime before importing it.
     starter = "import jax.numpy as jnp\n\n\ndef answer():\n    return int(jnp.int32(42))\n"
     practice = toy_problem(tmp_path, starter, tests)
     result = run_check(practice, env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV})

@@ -575,7 +575,7 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     make = subprocess.run(
-        [sys.executable, "-m", "jaxbook.check", "masked-mean"],
+        [sys.executable, "-m", "jaxbook.practice", "masked-mean"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""``make practice`` (jaxbook/study.py) as a learner uses it: in a real terminal (a pty), on a copy
+"""``make practice`` (practice/study.py) as a learner uses it: in a real terminal (a pty), on a copy
 of the practice tree, with saves of the starter re-checked by the warm worker; and through a pipe."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from jaxbook import ROOT, study
+from jaxbook import ROOT
+from practice import study
 from tests.test_check import toy_problem
 
 #: It reads the practice problems (the plan, the pages' hints, the starters), none of the rest.
@@ -109,8 +110,8 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     practice = practice_copy(tmp_path)
     folder = practice / "arrays" / "masked_mean"
     starter, untouched = folder / "starter.py", (folder / "starter.py").read_text()
-    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), "--problem", "masked-mean"]
-    term = Terminal(command, ROOT)
+    options = ["--practice", str(practice), "--problem", "masked-mean"]
+    term = Terminal([sys.executable, "-m", "practice.study", *options], ROOT)
     try:
         first = term.until("Masked Mean Without Boolean Indexing", NONE_PASS)
         assert "Study plan: 0 passed, 0 attempted, 39 not started (of 39)" in first
@@ -163,7 +164,7 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
 
 def piped(practice, *options):
     """``make practice`` with its output to a pipe (as in CI): the progress table."""
-    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), *options]
+    command = [sys.executable, "-m", "practice.study", "--practice", str(practice), *options]
     done = subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
     )

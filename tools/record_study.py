@@ -17,8 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jaxbook import ROOT, study  # noqa: E402
+from jaxbook import ROOT  # noqa: E402
 from jaxbook.practice import patched_solution  # noqa: E402
+from practice import study  # noqa: E402
 from tests.test_study import ANSI, NONE_PASS, Terminal, practice_copy  # noqa: E402
 
 OUT = ROOT / "practice" / "make_practice.svg"
@@ -33,7 +34,7 @@ def record() -> str:
         command = [
             sys.executable,
             "-m",
-            "jaxbook.study",
+            "practice.study",
             "--practice",
             str(practice),
             "--problem",

@@ -1,12 +1,7 @@
-"""MyST-NB takes each page's outputs from the execution store, executing the page only when the
-store has no result for it: the one seam with MyST-NB's internals.
-
-``myst_nb.sphinx_.Parser.parse`` opens ``create_client(notebook, source, nb_config, logger, ...)``
-(a name of that module) and renders the outputs the client leaves in the notebook.
-:func:`install_client` wraps that function, forwarding whatever else MyST-NB passes (its main
-branch adds ``kernel_manager_class=``); a page with snippet cells that MyST-NB renders without
-asking the wrapper fails the build (:func:`on_doctree_read`) instead of publishing outputs
-MyST-NB executed itself.
+"""MyST-NB takes each page's outputs from the execution store: the one seam with its internals
+(docs/maintainers.md, "Builds"). :func:`install_client` wraps ``create_client``, forwarding what
+it does not read; a page with snippet cells rendered without it fails the build
+(:func:`on_doctree_read`) rather than publish outputs MyST-NB executed itself.
 """
 
 from __future__ import annotations
