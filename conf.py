@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 
 sys.path.insert(0, str(Path(__file__).parent.resolve()))  # the jaxbook package
 
+from jaxbook.layout import BUILD  # noqa: E402
 from jaxbook.pages import MYST_EXTENSIONS, PAGE_PATTERNS  # noqa: E402
 
 project = "Learn JAX by Running It"
@@ -28,7 +29,7 @@ extensions = [
     "jaxbook.publish",
 ]
 include_patterns = ["404.md", *PAGE_PATTERNS]
-exclude_patterns = ["_build", ".venv", "**/README.md"]
+exclude_patterns = [str(BUILD), ".venv", "**/README.md"]
 
 # Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook/sphinxext/mystnb.py).
 nb_execution_mode = "force"

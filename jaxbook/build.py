@@ -27,7 +27,7 @@ def sphinx(*args: str) -> list[str]:
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
     """The sphinx-build command line of the strict build of the book at ``source``."""
     build = build or source / layout.BUILD
-    return sphinx("-d", str(build / layout.DOCTREES.name), *extra, str(source), str(build / layout.HTML.name))
+    return sphinx("-d", str(build / layout.DOCTREES), *extra, str(source), str(build / layout.SITE))
 
 
 def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
@@ -71,7 +71,7 @@ def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     if uptodate.holds(build, key):
         from jaxbook.snippet import display_path
 
-        print(UP_TO_DATE.format(html=display_path(build / layout.HTML.name)))
+        print(UP_TO_DATE.format(html=display_path(build / layout.SITE)))
         return 0
     uptodate.forget(build)
     jobs = os.environ.get("JAXBOOK_JOBS", "auto")

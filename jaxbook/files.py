@@ -15,9 +15,11 @@ from collections.abc import Iterable
 from fnmatch import fnmatch
 from pathlib import Path
 
+from jaxbook import layout
+
 #: Folders of generated files, left out of a folder's files where git cannot say what it ignores
 #: (with every folder whose name starts with a dot: caches, environments, .git).
-GENERATED = frozenset({"_build", "node_modules", "__pycache__"})
+GENERATED = frozenset({layout.BUILD.name, "node_modules", "__pycache__"})
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:

@@ -28,11 +28,11 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from jaxbook import fingerprint
+from jaxbook import fingerprint, layout
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
 
-STORE = Path("_build") / "store"
+STORE = layout.STORE
 
 
 @dataclass

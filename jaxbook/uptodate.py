@@ -21,10 +21,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from jaxbook import files, fingerprint, pages
+from jaxbook import files, fingerprint, layout, pages
 from jaxbook.files import files_digest, write_atomic
 
-RECORD = "site.json"
 #: Where the book's code finds files without being told their names (folders it lists, its pages):
 #: a file git does not track counts there, and elsewhere only tracked ones do (a log, scratch notes).
 LISTED = ("snippets/*", "practice/*", "jaxbook/*", "tests/*", "_static/*", "_templates/*", "conftest.py")
@@ -58,21 +57,21 @@ def site_files(html: Path) -> dict[str, list[int]]:
 
 def record(build: Path, key: str) -> None:
     """Keep that the strict build into ``build`` succeeded from the inputs of ``key``."""
-    data = {"inputs": key, "site": site_files(build / "html")}
-    write_atomic(build / RECORD, json.dumps(data))
+    data = {"inputs": key, "site": site_files(build / layout.SITE)}
+    write_atomic(build / layout.RECORD, json.dumps(data))
 
 
 def forget(build: Path) -> None:
     """Before a build: whatever it changes, no record claims the old site."""
-    (build / RECORD).unlink(missing_ok=True)
+    (build / layout.RECORD).unlink(missing_ok=True)
 
 
 def holds(build: Path, key: str) -> bool:
     """Whether the site in ``build/html`` is the one a strict build from ``key``'s inputs made,
     untouched since."""
     try:
-        data = json.loads((build / RECORD).read_text(encoding="utf-8"))
+        data = json.loads((build / layout.RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    html = build / "html"
+    html = build / layout.SITE
     return data.get("inputs") == key and html.is_dir() and data.get("site") == site_files(html)

@@ -30,13 +30,13 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, layout
 from jaxbook.files import write_atomic
 from tests import pass_cache
 
-HTML = ROOT / "_build" / "html"
-RESULT = ROOT / "_build" / "test-site.json"
-LOCK = ROOT / "_build" / "test-site.lock"
+HTML = ROOT / layout.HTML
+RESULT = ROOT / layout.BUILD / "test-site.json"
+LOCK = ROOT / layout.BUILD / "test-site.lock"
 #: Set by the controller when it starts the build: the run id its result will carry.
 BUILT = "JAXBOOK_TEST_SITE_RUN"
 #: Seconds a test waits for the controller's build (the build's own limit).

@@ -10,7 +10,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from jaxbook import ROOT
+from jaxbook import ROOT, layout
 from jaxbook.build import strict_command
 
 TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
@@ -94,4 +94,4 @@ class Book:
             text=True,
             timeout=600,
         )
-        return Build(result.returncode, result.stdout + result.stderr, self.root / "_build" / "html")
+        return Build(result.returncode, result.stdout + result.stderr, self.root / layout.HTML)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, files, fingerprint, pages, uptodate
+from jaxbook import ROOT, files, fingerprint, layout, pages, uptodate
 from jaxbook.files import file_digest, write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
@@ -27,6 +27,8 @@ root = ROOT
 RECHECK = "JAXBOOK_RECHECK"
 #: "on" in the process that enabled the plugin and its xdist workers, "off" in a nested run.
 STATE = "JAXBOOK_PASS_CACHE"
+#: Where the passes are recorded, under the book's root.
+FOLDER = layout.BUILD / "pass-cache"
 #: Set (``JAXBOOK_AUDIT_INPUTS=1 make test``) to fail each test that reads a book file its inputs
 #: do not name; an audit run, not the default, until the reads it finds in the suite are settled.
 AUDIT = "JAXBOOK_AUDIT_INPUTS"
@@ -82,7 +84,7 @@ def files_under(path: Path | str) -> list[Path]:
     path = Path(path) if Path(path).is_absolute() else root / path
     if not path.is_dir():
         return [path]
-    if name(path).startswith(("_build/", "/")):
+    if name(path).startswith((f"{layout.BUILD}/", "/")):
         return sorted(p for p in path.rglob("*") if p.is_file())
     return list(_listed_under(f"{path}/"))
 
@@ -193,7 +195,7 @@ def source_key(item) -> str | None:
 
 
 def path_of(key: str) -> Path:
-    return root / "_build" / "pass-cache" / key[:2] / f"{key}.json"
+    return root / FOLDER / key[:2] / f"{key}.json"
 
 
 def has_passed(key: str | None, nodeid: str) -> bool:
@@ -320,7 +322,7 @@ def _audit(event: str, args: tuple) -> None:
 def undeclared(item, opened: Iterable[str]) -> list[str]:
     """The book's files (pages, snippets, practice problems) among ``opened`` that ``item``'s
     inputs do not name; a folder of them counts when the inputs miss one of its files."""
-    paths = [Path(p) for p in opened if p.startswith(f"{root}/") and "_build" not in Path(p).parts]
+    paths = [Path(p) for p in opened if p.startswith(f"{root}/") and layout.BUILD.name not in Path(p).parts]
     paths = [p for p in paths if is_content(p) and (p.is_file() or p.is_dir())]
     if not paths or source_key(item) is None:  # a test that is never skipped needs no check
         return []
@@ -421,7 +423,7 @@ def built_files(pages: Iterable[str]) -> list[Path]:
     """Built pages (paths under the site, such as ``guide/jit.html``) and every file they may
     load: the site's files but its other pages, their sources for download, and the search
     index, which only the search page loads."""
-    html = ROOT / "_build" / "html"
+    html = ROOT / layout.HTML
     pages = [Path(p.split("?", 1)[0]) for p in pages]
     searching = any(p.name == "search.html" for p in pages)
     return [*(html / p for p in pages), *_site_assets(html, searching)]

@@ -35,7 +35,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from jaxbook import ROOT, compare, pages, runtime
+from jaxbook import ROOT, compare, layout, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.downloads import DIRECTIVE, requirement_cells, source
@@ -44,7 +44,7 @@ from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import pass_cache
 
-JUPYTER_EXECUTE = ROOT / "_build" / "jupyter_execute"
+JUPYTER_EXECUTE = ROOT / layout.BUILD / layout.JUPYTER_EXECUTE
 PAGES = sorted(
     path.relative_to(ROOT).with_suffix("").as_posix()
     for path in pages.book_pages(ROOT)

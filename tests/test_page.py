@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from jaxbook import ROOT, pages
+from jaxbook import ROOT, layout, pages
 from jaxbook.build import page_command
 from tests.helpers import TOP_MATTER, Book
 
@@ -62,7 +62,7 @@ def test_the_preview_holds_the_page_its_toctree_path_and_its_pages_without_code(
 def test_a_page_three_toctrees_deep_is_built_with_its_parents(book):
     built = page(book, "practice/arrays/masked.md")
     assert built.returncode == 0, built.stdout + built.stderr
-    html = book / "_build" / "page"
+    html = book / layout.PAGE
     assert "masked" in (html / "practice/arrays/masked.html").read_text()
     assert (html / "practice/arrays/index.html").is_file() and (html / "practice/index.html").is_file()
     assert not (html / "guide/a.html").exists()  # not on the page's path: not built
@@ -71,13 +71,13 @@ def test_a_page_three_toctrees_deep_is_built_with_its_parents(book):
 def test_the_front_page_is_built(book):
     built = page(book, "index.md")
     assert built.returncode == 0, built.stdout + built.stderr
-    assert (book / "_build/page/index.html").is_file()
+    assert (book / layout.PAGE / "index.html").is_file()
 
 
 def test_a_second_preview_of_an_unchanged_page_reads_and_executes_nothing(book):
     first = page(book, "guide/a.md")
     assert first.returncode == 0, first.stdout + first.stderr
-    doctrees = book / "_build" / "page" / ".doctrees"  # a page read is a doctree written
+    doctrees = book / layout.PAGE / ".doctrees"  # a page read is a doctree written
     read = {p: p.stat().st_mtime_ns for p in doctrees.rglob("*.doctree")}
     again = page(book, "guide/a.md")
     assert again.returncode == 0, again.stdout + again.stderr

@@ -230,7 +230,7 @@ def test_recheck_runs_every_test(repo):
 
 
 def test_a_half_written_record_is_not_trusted(fresh):
-    files = sorted((fresh.root / "_build" / "pass-cache").rglob("*.json"))
+    files = sorted((fresh.root / pass_cache.FOLDER).rglob("*.json"))
     assert len(files) == 7  # five tests, two of them also keyed by what they read of the build
     for path in files:
         text = path.read_text()
@@ -240,7 +240,7 @@ def test_a_half_written_record_is_not_trusted(fresh):
 
 
 def test_a_record_is_kept_only_for_the_key_it_was_made_for(fresh):
-    for path in (fresh.root / "_build" / "pass-cache").rglob("*.json"):
+    for path in (fresh.root / pass_cache.FOLDER).rglob("*.json"):
         data = json.loads(path.read_text())
         path.write_text(json.dumps({**data, "key": "0" * 64}))
     assert fresh.run()[0] == EVERY

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, layout
 from tests.helpers import Book
 
 # Builds run side by side: their kernels talk over Unix sockets (tests/test_kernel_start.py).
@@ -70,10 +70,9 @@ def book(first_build):
 def test_noop_rebuild_executes_nothing(book):
     """Nor does it compile a template: the theme's are kept from the first build (Jinja's
     bytecode cache, jaxbook/sphinxext/quiet.py)."""
-    from jaxbook import layout
     from jaxbook.sphinxext.quiet import compiled_templates
 
-    compiled = compiled_templates(book.root / layout.DOCTREES)
+    compiled = compiled_templates(book.root / layout.BUILD / layout.DOCTREES)
     kept = {path.name: path.stat().st_mtime_ns for path in compiled.iterdir()}
     assert len(kept) > 10, kept
     again = book.build()
@@ -138,12 +137,11 @@ def test_changing_the_environment_reexecutes_and_renders_every_page(book, monkey
 def test_an_edit_to_the_machinery_reads_every_page_again_from_the_store(book, tmp_path):
     """Captions and stamps come from jaxbook/: after an edit to a part the kernel does not run,
     every page is read again, with the outputs the store kept (none is executed)."""
-    from jaxbook import layout
 
     shutil.copytree(ROOT / "jaxbook", tmp_path / "jaxbook", ignore=shutil.ignore_patterns("__pycache__"))
     with open(tmp_path / "jaxbook" / "sphinxext" / "stamp.py", "a", encoding="utf-8") as edit:
         edit.write("\n# an edit\n")
-    doctrees = book.root / layout.DOCTREES / "guide"  # a page read is a doctree written
+    doctrees = book.root / layout.BUILD / layout.DOCTREES / "guide"  # a page read is a doctree written
     read = {page: (doctrees / f"{page}.doctree").stat().st_mtime_ns for page in "ab"}
     again = book.build(machinery=tmp_path)
     assert again.returncode == 0, again.output
@@ -321,7 +319,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     written = {p.relative_to(first.html).as_posix() for p in written_for(first.html, "guide/gone")}
     assert {"guide/gone.html", "_sources/guide/gone.md", "_sources/guide/gone.ipynb"} <= written
     left_behind = {name: (first.html / name).read_bytes() for name in written}
-    record = (book.root / "_build" / "doctrees" / RECORD).read_bytes()
+    record = (book.root / layout.BUILD / layout.DOCTREES / RECORD).read_bytes()
     (book.root / "guide" / "gone.md").unlink()
     book.pages.remove("gone")
     book._index()
@@ -336,7 +334,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     # (it never finished); the environment it stored already forgot the page.
     for name, data in left_behind.items():
         (first.html / name).write_bytes(data)
-    (book.root / "_build" / "doctrees" / RECORD).write_bytes(record)
+    (book.root / layout.BUILD / layout.DOCTREES / RECORD).write_bytes(record)
     # And a page that is no longer a notebook (no code cell, no top matter) has no download.
     book.page("kept", top_matter=False, body="Plain prose now.")
     third = book.build()

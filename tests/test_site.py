@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, layout
 from jaxbook.pages import NOT_FOUND_PAGE, book_pages
 from tests import pass_cache
 from tests.browser.support import published_pages
 
 pytestmark = pytest.mark.build
 
-HTML = ROOT / "_build" / "html"
+HTML = ROOT / layout.HTML
 MACHINE_PATHS = re.compile(
     "|".join(
         re.escape(p)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from jaxbook import fingerprint, uptodate
+from jaxbook import fingerprint, layout, uptodate
 from jaxbook.files import installed, repository_files
 from tests.helpers import Book
 
@@ -133,8 +133,8 @@ def test_the_record_holds_only_for_its_key_and_the_site_it_saw(tmp_path):
     page.unlink()
     assert not uptodate.holds(build, "k")
     uptodate.record(build, "k")
-    assert json.loads((build / uptodate.RECORD).read_text())["inputs"] == "k"
-    (build / uptodate.RECORD).write_text("{not json", encoding="utf-8")
+    assert json.loads((build / layout.RECORD).read_text())["inputs"] == "k"
+    (build / layout.RECORD).write_text("{not json", encoding="utf-8")
     assert not uptodate.holds(build, "k")
     uptodate.record(build, "k")
     uptodate.forget(build)
@@ -177,4 +177,4 @@ def test_make_html_does_nothing_only_while_nothing_changed(tmp_path):
         failed = book.make_html()
         assert failed.returncode != 0 and NOTHING_TO_DO not in failed.output, (attempt, failed.output)
         assert "ValueError" in failed.output
-        assert not (tmp_path / "_build" / uptodate.RECORD).exists()
+        assert not (tmp_path / layout.BUILD / layout.RECORD).exists()

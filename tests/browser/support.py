@@ -6,50 +6,17 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from jaxbook import ROOT, pages
+from jaxbook import ROOT, layout, pages
 
 #: Where the strict build writes the site (the `built_site` fixture returns this folder).
-HTML = ROOT / "_build" / "html"
+HTML = ROOT / layout.HTML
 #: Screenshots for humans to look at (not compared with anything).
-SCREENSHOTS = ROOT / "_build" / "screenshots"
+SCREENSHOTS = ROOT / layout.BUILD / "screenshots"
 
 #: The page weights measured by test_weight.py (a file per page), printed at the end of the session.
-WEIGHT_REPORT = ROOT / "_build" / "page-weight"
+WEIGHT_REPORT = ROOT / layout.BUILD / "page-weight"
 #: What one page may load, in bytes before compression (test_weight.py).
 BUDGET = 600 * 1000
-
-#: The guide's pages in learning order: the ten steps, step 9 in three parts (sharding,
-#: sharded_training, sharding_costs) followed by the advanced step 9d (multiprocess); the capstone
-#: closes the guide.
-STEPS = [
-    "arrays",
-    "grad",
-    "jit",
-    "vmap",
-    "random",
-    "pytrees",
-    "training",
-    "control_flow",
-    "sharding",
-    "sharded_training",
-    "sharding_costs",
-    "multiprocess",
-    "profiling",
-    "capstone",
-]
-#: How the reading order starts (the toctrees at the end of index.md).
-READING_ORDER_START = (
-    ["index", "docs/prerequisites"]
-    + [f"guide/{s}" for s in STEPS]
-    + [
-        "docs/mistakes",
-        "docs/comparison",
-        "docs/faq",
-        "docs/accelerators",
-        "docs/next_steps",
-        "practice/index",
-    ]
-)
 
 #: The hosts the site is served from: the only hosts the browser reaches (:data:`CHROMIUM_ARGS`).
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
@@ -101,6 +68,10 @@ def reading_order(root: str = "index") -> list[str]:
     return order
 
 
+#: The step pages (the guide) as index.md's toctrees order them, e.g. "guide/grad".
+STEPS = [page for page in reading_order() if page.startswith("guide/")]
+
+
 def is_local(url: str) -> bool:
     """True for URLs that never leave the machine: our server, data: and blob: URLs."""
     parts = urlsplit(url)
@@ -115,7 +86,7 @@ def print_page_weights(terminalreporter, started: float) -> None:
 
     files = [f for f in WEIGHT_REPORT.glob("*.json") if f.stat().st_mtime >= started]
     pages = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    step_pages = {f"guide/{s}.html" for s in STEPS}
+    step_pages = {f"{s}.html" for s in STEPS}
     steps = [p for p in pages if p["page"] in step_pages]
     for label, measured in (("heaviest", pages), ("heaviest step", steps)):
         if measured:

@@ -106,7 +106,7 @@ CELLS_CONTRAST_JS = f"""() => {{
 }}"""
 
 
-STEP_PAGES = [f"guide/{step}.html" for step in STEPS]
+STEP_PAGES = [f"{step}.html" for step in STEPS]
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def test_every_load_downloads_everything(visitor):
     assert len(first.sizes) >= 10 and again.sizes == first.sizes, sorted(set(first.sizes) ^ set(again.sizes))
 
 
-WEIGHED = sorted(set(published_pages()) | {f"guide/{s}.html" for s in STEPS})
+WEIGHED = sorted(set(published_pages()) | {f"{s}.html" for s in STEPS})
 
 
 # One test per page, in the visit of tests/browser/survey.py.
