@@ -1,4 +1,4 @@
-# platform: gpu differs -- an H200 printed another output (its reviewed .gpu.out comes with the next accelerator run)
+# platform: gpu differs -- an H200 overflowed on fewer steps: its scale moves between 512 and 1024, where this CPU falls to 64
 
 import jax
 import jax.numpy as jnp
