@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import platform
+import runpy
 import sys
 import sysconfig
 from collections.abc import Iterable
@@ -20,10 +21,9 @@ from jaxbook.files import files_digest, installed
 PACKAGE = Path(__file__).resolve().parent
 #: The code each key holds, as entry points: the kernel, from which the execution store's results
 #: come (its module and specification); the extension (a package: every module in it), which
-#: renders them; the build command.
+#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
-SITE = ("build.py", *EXTENSION)
 #: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
 BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
 #: Variables of one test run (tests/pass_cache.py, tests/conftest.py): they change nothing.
@@ -44,6 +44,18 @@ def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]
         for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
             found.update(project_dependencies(file, package.parent) if file.suffix == ".py" else [file])
     return sorted(p for p in found if p.is_relative_to(package))
+
+
+def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
+    """The entries of the site's build of the book at ``root``: the build command, the kernel, and
+    each module of ``package`` in the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
+    path = list(sys.path)
+    try:
+        names = runpy.run_path(str(root / "conf.py")).get("extensions", [])
+    finally:
+        sys.path[:] = path  # conf.py adds the book to it, which would change the environment's key
+    ours = [n.split(".", 1)[1].replace(".", "/") for n in names if n.startswith(f"{package.name}.")]
+    return ("build.py", *KERNEL, *(n if (package / n).is_dir() else f"{n}.py" for n in ours))
 
 
 def variables(reader: str, environ=None) -> dict[str, str]:
