@@ -26,8 +26,6 @@ KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
 #: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
 BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
-#: Variables of one test run (tests/pass_cache.py, tests/conftest.py): they change nothing.
-PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_PASS_CACHE", "JAXBOOK_TEST_SITE_RUN"})
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
@@ -69,7 +67,7 @@ def variables(reader: str, environ=None) -> dict[str, str]:
         prefixes = ("JAXBOOK_", *(runtime.KERNEL_PREFIXES if tests else ()))
         names = (*BUILD_VARIABLES, *(("PATH",) if tests else ()))
         found.update({n: v for n, v in env.items() if n.startswith(prefixes) or n in names})
-    return {n: found[n] for n in sorted(found) if n not in PER_RUN}
+    return {n: found[n] for n in sorted(found)}
 
 
 def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:

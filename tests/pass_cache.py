@@ -32,7 +32,9 @@ FOLDER = layout.BUILD / "pass-cache"
 #: Set (``JAXBOOK_AUDIT_INPUTS=1 make test``) to fail each test that reads a book file its inputs
 #: do not name; an audit run, not the default, until the reads it finds in the suite are settled.
 AUDIT = "JAXBOOK_AUDIT_INPUTS"
-assert {RECHECK, STATE} <= fingerprint.PER_RUN  # switches of one run: never part of a key
+#: Variables of one test run, never part of a key: this plugin's switches and tests/conftest.py's
+#: run id (it adds it), left out of the environment of the site's build too (:func:`steady`).
+PER_RUN = {RECHECK, STATE}
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 
@@ -126,6 +128,11 @@ def chromium() -> str:
     return f"{CHROMIUM.resolve()} {version} {file_digest(CHROMIUM.resolve())}"
 
 
+def steady(environ=None) -> dict[str, str]:
+    """``environ`` (default ``os.environ``) without the variables of this run (:data:`PER_RUN`)."""
+    return {n: v for n, v in (os.environ if environ is None else environ).items() if n not in PER_RUN}
+
+
 @functools.cache
 def _environment() -> str:
     """The tests' environment (:func:`jaxbook.fingerprint.environment`) with the programs they run."""
@@ -137,7 +144,7 @@ def _environment() -> str:
         "axe": file_digest(modules / "axe-core" / "package.json"),
         "vnu": file_digest(modules / "vnu-jar" / "package.json"),
     }
-    return fingerprint.environment("tests", tools=tools)
+    return fingerprint.environment("tests", steady(), tools)
 
 
 def environment(config) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from jaxbook import ROOT, fingerprint, layout, uptodate
 from jaxbook.files import installed, repository_files
+from tests import pass_cache
 from tests.helpers import Book
 
 pytestmark = pytest.mark.inputs()  # throwaway books and folders of its own
@@ -89,7 +90,11 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")
     (root / "notes.txt").write_text("scratch\n", encoding="utf-8")
     (root / "test.log").write_text("a run's output\n", encoding="utf-8")
-    assert key(environ={**environ, "HOME": "/home/b", "JAXBOOK_RECHECK": "1", "SHLVL": "3"}) == before
+    assert key(environ={**environ, "HOME": "/home/b", "SHLVL": "3"}) == before
+    # The tests' switches and run id are in the key of no build they start (tests/pass_cache.py).
+    run = {"JAXBOOK_RECHECK": "1", "JAXBOOK_PASS_CACHE": "off", "JAXBOOK_TEST_SITE_RUN": "full-1"}
+    assert key(environ={**environ, **run}) != before
+    assert key(environ=pass_cache.steady({**environ, **run})) == before
 
 
 def test_the_site_key_holds_every_extension_conf_py_loads(tmp_path):
