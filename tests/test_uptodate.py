@@ -115,6 +115,18 @@ def test_the_site_key_holds_every_extension_conf_py_loads(tmp_path):
     assert fingerprint.site(tmp_path, package)[-2:] == ("seo.py", "a11y.py")  # computed, as Sphinx runs it
 
 
+def test_the_makefile_writes_where_the_tools_do():
+    """``make clean`` and ``make serve`` name the build folder the tools write to (layout.BUILD)."""
+    rule = "layout-build: ; @echo $(BUILD)"
+    result = subprocess.run(
+        ["make", "-s", "-f", str(ROOT / "Makefile"), f"--eval={rule}", "layout-build"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == str(layout.BUILD), result.stdout + result.stderr
+
+
 def test_distributions_are_known_by_their_installed_files(tmp_path):
     """Another build of the same version changes its RECORD (each file's hash); an editable
     install, whose code lives elsewhere, never looks the same twice."""
