@@ -42,7 +42,7 @@ BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JA
 #: that uses one is keyed by its built inputs right after it, before its other fixtures (a
 #: browser page, a served notebook) are set up, so that an unchanged one costs nothing.
 BUILDERS = ("site_root", "built_site")
-CHECK_FIXTURE = "_built_unchanged"
+BUILT_UNCHANGED_FIXTURE = "_built_unchanged"
 
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
@@ -300,8 +300,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         names = getattr(item, "fixturenames", None)
         if item.get_closest_marker("built_inputs") and names and set(BUILDERS) & set(names):
-            if CHECK_FIXTURE not in names:  # parametrized tests share one list of names
-                names.insert(0, CHECK_FIXTURE)
+            if BUILT_UNCHANGED_FIXTURE not in names:  # parametrized tests share one list of names
+                names.insert(0, BUILT_UNCHANGED_FIXTURE)
 
 
 @pytest.fixture
@@ -345,7 +345,7 @@ def pytest_runtest_call(item):
     :func:`_built_unchanged`); run it, noting what of the book it reads: a file its inputs do not
     name fails it, since an edit of that file would not re-check it."""
     global _opened
-    if CHECK_FIXTURE not in getattr(item, "fixturenames", ()):
+    if BUILT_UNCHANGED_FIXTURE not in getattr(item, "fixturenames", ()):
         skip_if_built_inputs_unchanged(item)
     _opened = set()
     try:
