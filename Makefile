@@ -5,6 +5,8 @@ VENV := .venv/.installed
 # axe-core for the accessibility tests and vnu-jar (the Nu HTML Checker, run with Java) for the HTML
 # test, pinned with their integrity hashes in package-lock.json
 AXE := node_modules/axe-core/package.json
+# Where the tools write (jaxbook/layout.py's BUILD; tests/test_uptodate.py checks they agree)
+BUILD := _build
 
 .PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation
 
@@ -19,7 +21,7 @@ test: $(VENV) $(AXE)
 
 serve: $(VENV)
 	$(PY) -m sphinx_autobuild --watch snippets --watch jaxbook --watch practice \
-	  --ignore "*/__pycache__/*" -b html -d _build/doctrees . _build/html
+	  --ignore "*/__pycache__/*" -b html -d $(BUILD)/doctrees . $(BUILD)/html
 
 # One page, quickly: make page PAGE=guide/grad.md  (links to other pages are not checked)
 page: $(VENV)
@@ -81,7 +83,7 @@ lock: $(VENV)
 	$(PY) -m jaxbook.upgrade compile
 
 clean:
-	rm -rf _build
+	rm -rf $(BUILD)
 
 $(AXE): package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund

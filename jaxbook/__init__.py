@@ -17,7 +17,7 @@ Verdicts and the site:
 - :mod:`jaxbook.pages`    -- the pages, read with MyST's parser; the rule from a snippet to its page.
 - :mod:`jaxbook.compare`  -- outputs compared as numbers: text exactly, floats within a tolerance.
 - :mod:`jaxbook.verdict`  -- whether a result holds its contract and matches its ``.out`` file.
-- :mod:`jaxbook.sphinxext` -- the Sphinx extensions: cells, outputs from the store, problems, stamps.
+- :mod:`jaxbook.sphinxext` -- the Sphinx extensions: cells, outputs from the store, findings, stamps.
 - :mod:`jaxbook.downloads` -- each page as a notebook a reader runs; practice pages check themselves.
 - :mod:`jaxbook.removed`, :mod:`jaxbook.mathml`, :mod:`jaxbook.seo` -- stale files removed,
   server-side MathML, canonical links and the sitemap.

@@ -181,7 +181,7 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
     return Verdict(name, status, detail, needed_devices(cell.text + (cell.contract or "")))
 
 
-def check(
+def run_and_judge(
     snippets: list[Path], devices: str = "own", root: Path | None = None
 ) -> tuple[dict, list[Verdict], dict]:
     """Run and judge ``snippets`` on ``devices``; with fewer than the book's devices, run those
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = book_root().resolve()
     snippets = selected(args.snippet, args.page, root)
-    found, verdicts, results = check(snippets, args.devices, root)
+    found, verdicts, results = run_and_judge(snippets, args.devices, root)
     data, text = report(found, verdicts)
     platform = found["backend"] if found["backend"] != "cpu" else None
     if args.accept:

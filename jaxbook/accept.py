@@ -97,10 +97,10 @@ def main(argv: list[str] | None = None) -> int:
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()
                 cell = result.cell(name)
-                problem = verdict.verdict(cell, root, compare_output=compare, inputs=result.inputs)
-                if problem is not None:
+                finding = verdict.verdict(cell, root, compare_output=compare, inputs=result.inputs)
+                if finding is not None:
                     status, failed = 1, failed + 1
-                    print(f"{page}: {problem.summary}")
+                    print(f"{page}: {finding.summary}")
                     continue
                 if compare:
                     unchanged += 1

@@ -113,7 +113,7 @@ def reader_notebook(
                     tags.append("raises-exception")
         cells.append(cell)
     if problem is not None:
-        cells += check_cells(problem, root, written)
+        cells += run_tests_cells(problem, root, written)
     title = 0
     if cells and cells[0]["cell_type"] == "markdown" and cells[0]["source"].startswith("# "):
         heading, _, rest = cells[0]["source"].partition("\n")
@@ -306,7 +306,7 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
     return cells
 
 
-def check_files(problem: Path, root: Path) -> list[Path]:
+def carried_test_files(problem: Path, root: Path) -> list[Path]:
     """What a practice notebook carries to run the problem's tests: jaxbook/practice.py, the
     tests and every project file they import."""
     needed = [root / "jaxbook" / "practice.py"]
@@ -315,9 +315,9 @@ def check_files(problem: Path, root: Path) -> list[Path]:
     return list(dict.fromkeys(needed))
 
 
-def check_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
+def run_tests_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]:
     """Write the problem's tests (and what they import) and run them against the reader's file."""
-    files = [p for p in check_files(problem, root) if p not in written]
+    files = [p for p in carried_test_files(problem, root) if p not in written]
     rel = problem.relative_to(root).as_posix()
     intro = (
         "## Run the tests\n\nThe cells below write the problem's tests and "
@@ -480,7 +480,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
     """A practice statement's download carries its tests: an edit to them builds the page again
     (otherwise the next build would publish the notebook with the old tests)."""
     problem = practice_problem(Path(app.env.doc2path(docname)).resolve(), book_root())
-    for path in check_files(problem, book_root()) if problem else []:
+    for path in carried_test_files(problem, book_root()) if problem else []:
         app.env.note_dependency(str(path))
 
 

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import platform
+import runpy
 import sys
 import sysconfig
 from collections.abc import Iterable
@@ -20,14 +21,11 @@ from jaxbook.files import files_digest, installed
 PACKAGE = Path(__file__).resolve().parent
 #: The code each key holds, as entry points: the kernel, from which the execution store's results
 #: come (its module and specification); the extension (a package: every module in it), which
-#: renders them; the build command.
+#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
-SITE = ("build.py", *EXTENSION)
 #: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
 BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
-#: Variables of one test run (tests/pass_cache.py, tests/conftest.py): they change nothing.
-PER_RUN = frozenset({"JAXBOOK_RECHECK", "JAXBOOK_PASS_CACHE", "JAXBOOK_TEST_SITE_RUN"})
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
@@ -46,6 +44,18 @@ def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]
     return sorted(p for p in found if p.is_relative_to(package))
 
 
+def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
+    """The entries of the site's build of the book at ``root``: the build command, the kernel, and
+    each module of ``package`` in the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
+    path = list(sys.path)
+    try:
+        names = runpy.run_path(str(root / "conf.py")).get("extensions", [])
+    finally:
+        sys.path[:] = path  # conf.py adds the book to it, which would change the environment's key
+    ours = [n.split(".", 1)[1].replace(".", "/") for n in names if n.startswith(f"{package.name}.")]
+    return ("build.py", *KERNEL, *(n if (package / n).is_dir() else f"{n}.py" for n in ours))
+
+
 def variables(reader: str, environ=None) -> dict[str, str]:
     """The variables of ``environ`` (default ``os.environ``) that can change what ``reader`` makes:
     the kernel's (:func:`jaxbook.runtime.kernel_settings`); for the build also ``JAXBOOK_*`` and
@@ -57,7 +67,7 @@ def variables(reader: str, environ=None) -> dict[str, str]:
         prefixes = ("JAXBOOK_", *(runtime.KERNEL_PREFIXES if tests else ()))
         names = (*BUILD_VARIABLES, *(("PATH",) if tests else ()))
         found.update({n: v for n, v in env.items() if n.startswith(prefixes) or n in names})
-    return {n: found[n] for n in sorted(found) if n not in PER_RUN}
+    return {n: found[n] for n in sorted(found)}
 
 
 def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:

@@ -32,7 +32,7 @@ class Cell:
     body: tuple[str, ...]  # inline code (a book cell has none)
     tags: tuple[str, ...] = ()
     tags_line: int = 0
-    problem: str | None = None  # options MyST-NB could not read
+    unreadable: str | None = None  # why MyST-NB could not read its options
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[st
         start = token.map[0] + 1
         result = parse_directive_text(_Directive, "", token.content, validate_options=False)
         options = result.options or {}
-        problem = str(result.warnings[0].msg) if result.warnings else None
+        unreadable = str(result.warnings[0].msg) if result.warnings else None
         body = tuple(line for line in result.body if line.strip())
         tags = options.get("tags") or ()
         if isinstance(tags, str):
@@ -131,7 +131,7 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[st
                 body=body,
                 tags=tuple(str(t) for t in tags),
                 tags_line=_option_line(lines, start, token.map[1], "tags"),
-                problem=problem,
+                unreadable=unreadable,
             )
         )
     return top_matter, top_lines, tuple(cells), tuple(toctree)

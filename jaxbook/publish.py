@@ -18,11 +18,16 @@ from __future__ import annotations
 import hashlib
 import io
 import posixpath
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import tinycss2
+import tinycss2.ast
+from bs4 import BeautifulSoup, SoupStrainer
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 from sphinx.util import logging
+from tinycss2.serializer import serialize_url
 
 from jaxbook.files import code_digest, write_atomic, write_changed
 from jaxbook.pages import built_html
@@ -49,8 +54,6 @@ UNWRAPPABLE = frozenset(
     for t, c in STANDARD_TYPES.items()
     if c and t in (Name, Name.Namespace, Name.Other, Punctuation, Punctuation.Marker, Whitespace, Text)
 )
-#: Class names that scripts compose at run time (Bootstrap's bs-tooltip-auto): never purged.
-SAFE_PREFIXES = ("bs-",)
 
 
 class Memo:
@@ -84,19 +87,20 @@ def visible_text(tag) -> str:
     return " ".join(tag.get_text(" ").split()) if tag is not None else ""
 
 
-def name_controls(soup) -> None:
+def name_controls(soup, label: str = "Pages in {}") -> None:
     """Accessible names for a page's disclosure toggles, buttons and links (WCAG 4.1.2, 2.5.3):
-    a ``<summary>`` with no text is named after what comes before its ``<details>`` ("Pages in
-    <section>"); paragraphs in a ``<summary>`` become spans (it holds phrasing content only); an
-    ``aria-label`` that does not contain the control's visible words is dropped, so that its name
-    is what the reader sees."""
+    a ``<summary>`` with no text in a list item is named ``label`` with the words of the item's own
+    link (the section it opens); paragraphs in a ``<summary>`` become spans (it holds phrasing
+    content only); an ``aria-label`` that does not contain the control's visible words is dropped,
+    so that its name is what the reader sees."""
     for summary in soup.find_all("summary"):
         for paragraph in summary.find_all("p"):
             paragraph.name = "span"
         if not visible_text(summary) and not summary.get("aria-label"):
-            details = summary.parent
-            title = visible_text(details.find_previous_sibling()) if details.name == "details" else ""
-            summary["aria-label"] = f"Pages in {title}" if title else "More"
+            item = summary.find_parent("li")
+            links = [a for a in item.find_all("a") if summary.parent not in a.parents] if item else []
+            title = visible_text(links[0]) if links else ""
+            summary["aria-label"] = label.format(title) if title else "More"
     for control in soup.find_all(["summary", "button", "a"], attrs={"aria-label": True}):
         text = visible_text(control)
         if any(c.isalnum() for c in text) and text.lower() not in control["aria-label"].lower():
@@ -154,8 +158,6 @@ def plain_classes(css: str) -> frozenset[str]:
     """The classes that change nothing a span of them draws: every selector naming one is
     ``<S> .<class>`` and sets only the colour a rule of ``<S>`` sets (Pygments' names, punctuation
     and spaces in both colour modes), among :data:`UNWRAPPABLE`."""
-    import tinycss2
-
     rules = [r for r in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)]
     declared, naming = {}, {}
     for rule in rules:
@@ -222,9 +224,6 @@ def webp_image(png: bytes) -> bytes:
 def rebased_urls(nodes: list, source: str) -> None:
     """Rewrite in place the relative ``url()`` values of ``nodes`` (tinycss2 component values of
     the stylesheet ``source``, a path under ``_static``) so that they hold from ``_static``."""
-    from tinycss2 import ast
-    from tinycss2.serializer import serialize_url
-
     for i, node in enumerate(nodes):
         url = None
         if node.type == "url":
@@ -233,7 +232,9 @@ def rebased_urls(nodes: list, source: str) -> None:
             url = next((a.value for a in node.arguments if a.type == "string"), None)
         if url is not None and not urlsplit(url).scheme and not url.startswith(("/", "#")):
             new = posixpath.normpath(posixpath.join(posixpath.dirname(source), url))
-            nodes[i] = ast.URLToken(node.source_line, node.source_column, new, f"url({serialize_url(new)})")
+            nodes[i] = tinycss2.ast.URLToken(
+                node.source_line, node.source_column, new, f"url({serialize_url(new)})"
+            )
         for child in (getattr(node, name, None) for name in ("arguments", "content", "prelude")):
             if isinstance(child, list):
                 rebased_urls(child, source)
@@ -242,8 +243,6 @@ def rebased_urls(nodes: list, source: str) -> None:
 def inlined(static: Path, source: str, seen: tuple[str, ...] = ()) -> list:
     """The rules (tinycss2) of ``_static/<source>`` with its ``@import`` rules replaced by the rules
     they import and its relative ``url()`` values rewritten to hold from ``_static``."""
-    import tinycss2
-
     if source in seen:
         raise ValueError(f"_static/{source}: its @imports form a circle ({' -> '.join(seen)})")
     text = (static / source).read_text(encoding="utf-8")
@@ -286,17 +285,14 @@ def classes(selector: list) -> list[str]:
     ]
 
 
-def purged(rules: list, words: set[str]) -> list:
-    """``rules`` without the selectors, and the rules, that need a class no page or script has."""
-    import tinycss2
-
+def purged(rules: list, words: set[str], composed: tuple[str, ...] = ()) -> list:
+    """``rules`` without the selectors, and the rules, that need a class no page or script has
+    (but one beginning with a prefix of ``composed``: classes the theme's scripts compose)."""
     kept = []
     for rule in rules:
         if rule.type == "qualified-rule":
             alive = [
-                s
-                for s in selectors(rule)
-                if all(c in words or c.startswith(SAFE_PREFIXES) for c in classes(s))
+                s for s in selectors(rule) if all(c in words or c.startswith(composed) for c in classes(s))
             ]
             if alive:
                 prelude = ",".join(tinycss2.serialize(s).strip() for s in alive)
@@ -304,7 +300,9 @@ def purged(rules: list, words: set[str]) -> list:
                 kept.append(rule)
         elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
             inner = purged(
-                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True), words
+                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True),
+                words,
+                composed,
             )
             if inner:
                 rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
@@ -316,8 +314,6 @@ def purged(rules: list, words: set[str]) -> list:
 
 def named_classes(rules: list) -> set[str]:
     """Every class name the selectors of ``rules`` (and of the rules grouped in them) need."""
-    import tinycss2
-
     names = set()
     for rule in rules:
         if rule.type == "qualified-rule":
@@ -372,8 +368,6 @@ def subset_font(font: bytes, drawn: set[int]) -> bytes:
 def subset_fonts(rules: list, static: Path, memo: Memo) -> None:
     """Point each woff2 ``url()`` of the ``@font-face`` rules of ``rules`` at a copy of the font
     that holds only the icons ``rules`` draw, written beside it; earlier subsets are deleted."""
-    from tinycss2 import ast
-
     drawn = drawn_code_points(rules)
     for rule in rules:
         if rule.type != "at-rule" or rule.lower_at_keyword != "font-face":
@@ -388,25 +382,25 @@ def subset_fonts(rules: list, static: Path, memo: Memo) -> None:
                     old.unlink() if old.name != name else None
                 write_changed(folder / name, small)
                 new = posixpath.join(posixpath.dirname(node.value), name)
-                rule.content[i] = ast.URLToken(node.source_line, node.source_column, new, f"url({new})")
+                rule.content[i] = tinycss2.ast.URLToken(
+                    node.source_line, node.source_column, new, f"url({new})"
+                )
 
 
-def bundle(static: Path, sources: list[str], words: set[str], memos: dict[str, Memo]) -> str:
+def bundle(static: Path, sources: list[str], words: set[str], memos: dict[str, Memo], composed=()) -> str:
     """The name of the bundle of ``sources`` (under ``static``), written there: their rules in the
-    pages' order without those no page can use, with subset icon fonts."""
-    import tinycss2
-
+    pages' order without those no page can use (:func:`purged`), with subset icon fonts."""
     rules = [r for s in sources for r in inlined(static, s)]
     texts = f"{sources}{tinycss2.serialize(rules)}".encode()
     named = memos["classes"].get(lambda: "\n".join(sorted(named_classes(rules))).encode(), texts)
     answers = "\n".join(sorted(set(named.decode().split("\n")) & words)).encode()
 
     def make() -> bytes:
-        kept = purged(rules, words)
+        kept = purged(rules, words, composed)
         subset_fonts(kept, static, memos["font"])
         return f"/* {' '.join(sources)} */\n{tinycss2.serialize(kept)}\n".encode()
 
-    css = memos["css"].get(make, texts, answers)
+    css = memos["css"].get(make, texts, answers, " ".join(composed).encode())
     name = f"bundle-{hashlib.sha256(css).hexdigest()[:16]}.css"
     write_changed(static / name, css)
     return name
@@ -419,19 +413,16 @@ def publish(app, exception) -> None:
     """Rewrite the pages this build wrote, and write the bundles, fonts and figures they link."""
     if exception is not None or app.builder.format != "html":
         return
-    import re
-
-    from bs4 import BeautifulSoup, SoupStrainer
-
     outdir = Path(app.outdir)
     static = outdir / "_static"
     memos = {kind: Memo(app, kind) for kind in ("classes", "css", "font", "webp", "words")}
+    composed = tuple(app.config.publish_composed_classes)
     pages = {}
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
         soup = BeautifulSoup(html, "html.parser") if f"{SOURCES}=" not in html else None
         if soup is not None and soup.head is not None:
-            name_controls(soup)
+            name_controls(soup, app.config.publish_toggle_label)
             lighter_scripts(soup, page == outdir / "search.html", tuple(app.config.publish_unused_scripts))
             html = str(soup)
         pages[page] = html, soup
@@ -462,7 +453,7 @@ def publish(app, exception) -> None:
         prefix, sources = linked_sources(links)
         if not sources:
             continue
-        name = bundles.get(" ".join(sources)) or bundle(static, sources, words, memos)
+        name = bundles.get(" ".join(sources)) or bundle(static, sources, words, memos, composed)
         bundles[" ".join(sources)] = name
         if soup is None and f"_static/{name}" in html:
             continue  # published by an earlier build, and its bundle is the same
@@ -484,6 +475,10 @@ def publish(app, exception) -> None:
 def setup(app):
     # Scripts the theme links that no page needs (conf.py says which, and why).
     app.add_config_value("publish_unused_scripts", (), "html", types=(list, tuple))
+    # Prefixes of the class names the theme's scripts compose at run time: never purged.
+    app.add_config_value("publish_composed_classes", (), "html", types=(list, tuple))
+    # The name of a section's toggle in a navigation list ({} is the section's link text).
+    app.add_config_value("publish_toggle_label", "Pages in {}", "html", types=(str,))
     # Last: the theme writes its stylesheets (pygments.css) when the build finishes too.
     app.connect("build-finished", publish, priority=1000)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

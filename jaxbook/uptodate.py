@@ -38,7 +38,7 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
     """One hash of everything the strict build of the book at ``root`` by ``command`` reads."""
     context = {
         "files": files_digest(book_files(root), root),
-        "machinery": fingerprint.machinery(fingerprint.SITE),  # the package, wherever the book is
+        "machinery": fingerprint.machinery(fingerprint.site(root)),  # the package, wherever the book is
         "environment": fingerprint.environment("build", environ),
         "command": command,
     }

@@ -2,7 +2,7 @@
 what to tell the contributor when it does not.
 
 :func:`verdict` turns a :class:`jaxbook.store.CellResult` into ``None`` (it holds) or a
-:class:`Problem`: one line for the terminal, at the page and line of the cell (the snippet, what
+:class:`Finding`: one line for the terminal, at the page and line of the cell (the snippet, what
 is wrong, and the one command that fixes or accepts it), and the details (the contract's message,
 or which numbers differ and a unified diff) for the report file. The build, the snippet tests and
 ``make outputs`` decide the same way, here.
@@ -24,7 +24,7 @@ from jaxbook.store import CellResult
 
 
 @dataclass(frozen=True)
-class Problem:
+class Finding:
     """Why a cell fails: ``kind`` is ``contract``, ``missing`` or ``differs``."""
 
     snippet: str
@@ -103,21 +103,21 @@ def changed_since_match(name: str, inputs: dict[str, str], root: Path) -> list[s
 
 def verdict(
     cell: CellResult, root: Path, compare_output: bool = True, inputs: dict[str, str] | None = None
-) -> Problem | None:
+) -> Finding | None:
     """``None`` when ``cell`` held its contract and (``compare_output``) matches its ``.out`` file
-    under its tolerance; else the :class:`Problem`. With the page's ``inputs`` (file hashes), a
+    under its tolerance; else the :class:`Finding`. With the page's ``inputs`` (file hashes), a
     match is remembered, and a difference names the files that changed since the last match."""
     name = cell.snippet
     if cell.contract is not None:
         first = cell.contract.strip().splitlines()[0] if cell.contract.strip() else "broken contract"
-        return Problem(name, "contract", first, cell.contract)
+        return Finding(name, "contract", first, cell.contract)
     if not compare_output:
         return None
     path = root / name
     expected = outputs.read_expected(path)
     command = accept_command(name)
     if expected is None:
-        return Problem(
+        return Finding(
             name,
             "missing",
             f"{name}: no expected output yet; write it with `{command}` and review it",
@@ -126,7 +126,7 @@ def verdict(
     try:
         tolerance = parse_tolerance(source_of(path), name)
     except (OSError, SnippetError) as exc:
-        return Problem(name, "contract", str(exc), str(exc))
+        return Finding(name, "contract", str(exc), str(exc))
     message = difference(name, expected, cell.text, tolerance)
     if message is None:
         if inputs is not None:
@@ -135,7 +135,7 @@ def verdict(
     reasons = compare.explain(expected, cell.text, tolerance)
     changed = changed_since_match(name, inputs, root) if inputs is not None else []
     since = f"; changed since it last matched: {', '.join(changed)}" if changed else ""
-    return Problem(
+    return Finding(
         name,
         "differs",
         f"{name}: output differs from its .out ({reasons[0]}{since}); if it is right: `{command}`",
@@ -144,12 +144,12 @@ def verdict(
     )
 
 
-def helper_commands(problems: list[Problem], root: Path) -> list[str]:
-    """One line per helper module that changed since the outputs of ``problems`` last matched:
+def helper_commands(findings: list[Finding], root: Path) -> list[str]:
+    """One line per helper module that changed since the outputs of ``findings`` last matched:
     the helper, how many of the outputs it may explain, and the command that accepts them all."""
     counts: dict[str, int] = {}
-    for problem in problems:
-        for path in problem.changed:
+    for finding in findings:
+        for path in finding.changed:
             if Path(path).name.startswith("_"):
                 counts[path] = counts.get(path, 0) + 1
     return [

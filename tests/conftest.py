@@ -39,6 +39,7 @@ RESULT = ROOT / layout.BUILD / "test-site.json"
 LOCK = ROOT / layout.BUILD / "test-site.lock"
 #: Set by the controller when it starts the build: the run id its result will carry.
 BUILT = "JAXBOOK_TEST_SITE_RUN"
+pass_cache.PER_RUN.add(BUILT)  # a run's id: never part of a key
 #: Seconds a test waits for the controller's build (the build's own limit).
 BUILD_TIMEOUT = 3600
 #: Fixtures that need the built site: tests using them run after the others.
@@ -64,6 +65,7 @@ def _start() -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "jaxbook.build"],
         cwd=ROOT,
+        env=pass_cache.steady(),  # the key of the site make html built
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

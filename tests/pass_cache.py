@@ -1,8 +1,9 @@
 """Tests that re-check only what changed: a pytest plugin (``-p tests.pass_cache`` in pyproject.toml).
 
 A test that passed is recorded in ``_build/pass-cache/`` under a key of everything it can read
-(:func:`key_of`), and skipped while that key holds; while it runs, the book's files it opens must
-be among its declared inputs (:func:`pytest_runtest_call`), so that a key never misses one.
+(:func:`key_of`): the machinery and configuration (:func:`shared`), its own code (:func:`own_files`)
+and its declared inputs; it is skipped while that key holds. While it runs, the repository's files
+it opens must be in its key (:func:`pytest_runtest_call`, an audit run), so that a key never misses one.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT, files, fingerprint, layout, pages, uptodate
+from jaxbook.deps import project_dependencies
 from jaxbook.files import file_digest, write_atomic
 
 #: The repository whose tests run (the run's root folder; the book, unless a test of this plugin).
@@ -32,7 +34,9 @@ FOLDER = layout.BUILD / "pass-cache"
 #: Set (``JAXBOOK_AUDIT_INPUTS=1 make test``) to fail each test that reads a book file its inputs
 #: do not name; an audit run, not the default, until the reads it finds in the suite are settled.
 AUDIT = "JAXBOOK_AUDIT_INPUTS"
-assert {RECHECK, STATE} <= fingerprint.PER_RUN  # switches of one run: never part of a key
+#: Variables of one test run, never part of a key: this plugin's switches and tests/conftest.py's
+#: run id (it adds it), left out of the environment of the site's build too (:func:`steady`).
+PER_RUN = {RECHECK, STATE}
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 
@@ -40,7 +44,7 @@ BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JA
 #: that uses one is keyed by its built inputs right after it, before its other fixtures (a
 #: browser page, a served notebook) are set up, so that an unchanged one costs nothing.
 BUILDERS = ("site_root", "built_site")
-CHECK_FIXTURE = "_built_unchanged"
+BUILT_UNCHANGED_FIXTURE = "_built_unchanged"
 
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
@@ -66,10 +70,35 @@ def is_content(path: Path) -> bool:
     return any(relative.match(pattern) for pattern in pages.PAGE_PATTERNS)
 
 
+def is_shared(path: Path) -> bool:
+    """Machinery and configuration any test may read (jaxbook/, conf.py, the Makefile, pyproject.toml,
+    the locks, tools/bootstrap.sh, _static/ ...); not the book's content, a top-level Markdown file
+    (README.md), the tests or the tools' Python scripts: code a test reads only when it imports it
+    (:func:`own_files`) or names it in its inputs."""
+    relative = path.relative_to(root)
+    top_markdown = len(relative.parts) == 1 and relative.suffix == ".md"
+    script = relative.parts[0] == "tests" or (relative.parts[0] == "tools" and relative.suffix == ".py")
+    return not (is_content(path) or top_markdown or script)
+
+
 @functools.cache
-def always() -> tuple[Path, ...]:
-    """Files any test may read: every file of the repository but the book's content."""
-    return tuple(p for p in repository_files() if not is_content(p))
+def shared() -> tuple[Path, ...]:
+    """The files :func:`is_shared` names."""
+    return tuple(p for p in repository_files() if is_shared(p))
+
+
+@functools.cache
+def own_files(test_file: Path) -> tuple[Path, ...]:
+    """The code a test file runs besides the machinery: itself, this plugin, the ``conftest.py``
+    files above it, and every file of the repository they import (their imports, read statically)."""
+    conftests = [f / "conftest.py" for f in test_file.parents if f.is_relative_to(root)]
+    code = [test_file, Path(__file__).resolve(), *(c for c in conftests if c.is_file())]
+    return tuple(sorted({d for f in code for d in project_dependencies(f, root)} | set(code)))
+
+
+@functools.cache
+def _own_digest(test_file: Path) -> str:
+    return files_digest(own_files(test_file))
 
 
 @functools.cache
@@ -126,6 +155,11 @@ def chromium() -> str:
     return f"{CHROMIUM.resolve()} {version} {file_digest(CHROMIUM.resolve())}"
 
 
+def steady(environ=None) -> dict[str, str]:
+    """``environ`` (default ``os.environ``) without the variables of this run (:data:`PER_RUN`)."""
+    return {n: v for n, v in (os.environ if environ is None else environ).items() if n not in PER_RUN}
+
+
 @functools.cache
 def _environment() -> str:
     """The tests' environment (:func:`jaxbook.fingerprint.environment`) with the programs they run."""
@@ -137,7 +171,7 @@ def _environment() -> str:
         "axe": file_digest(modules / "axe-core" / "package.json"),
         "vnu": file_digest(modules / "vnu-jar" / "package.json"),
     }
-    return fingerprint.environment("tests", tools=tools)
+    return fingerprint.environment("tests", steady(), tools)
 
 
 def environment(config) -> str:
@@ -149,7 +183,7 @@ def environment(config) -> str:
 
 
 #: Groups of files a marker may name by their function (hashed together once per process).
-GROUPS = (always, book)
+GROUPS = (shared, book)
 
 
 def named(item, marker: str) -> tuple[list[Callable], list[Path]]:
@@ -176,8 +210,10 @@ def declared(item, marker: str) -> list[str]:
 
 
 def key_of(item, own: list[str], stage: str) -> str:
-    """The key of ``item``: its node id, the files any test may read, the environment, ``own``."""
-    material = [item.nodeid, stage, _group_digest(always), environment(item.config), *own]
+    """The key of ``item``: its node id, the machinery and configuration, its own code, the
+    environment, ``own``."""
+    code = _own_digest(Path(item.path))
+    material = [item.nodeid, stage, _group_digest(shared), code, environment(item.config), *own]
     return hashlib.sha256("\n".join(material).encode()).hexdigest()
 
 
@@ -293,8 +329,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         names = getattr(item, "fixturenames", None)
         if item.get_closest_marker("built_inputs") and names and set(BUILDERS) & set(names):
-            if CHECK_FIXTURE not in names:  # parametrized tests share one list of names
-                names.insert(0, CHECK_FIXTURE)
+            if BUILT_UNCHANGED_FIXTURE not in names:  # parametrized tests share one list of names
+                names.insert(0, BUILT_UNCHANGED_FIXTURE)
 
 
 @pytest.fixture
@@ -320,14 +356,16 @@ def _audit(event: str, args: tuple) -> None:
 
 
 def undeclared(item, opened: Iterable[str]) -> list[str]:
-    """The book's files (pages, snippets, practice problems) among ``opened`` that ``item``'s
-    inputs do not name; a folder of them counts when the inputs miss one of its files."""
+    """The repository's files among ``opened`` that ``item``'s key does not hold (its inputs, its
+    own code, the shared files); a folder of the book's content counts when the key misses one
+    of its files."""
     paths = [Path(p) for p in opened if p.startswith(f"{root}/") and layout.BUILD.name not in Path(p).parts]
-    paths = [p for p in paths if is_content(p) and (p.is_file() or p.is_dir())]
+    tracked = set(repository_files())
+    paths = [p for p in paths if p in tracked or (p.is_dir() and is_content(p))]
     if not paths or source_key(item) is None:  # a test that is never skipped needs no check
         return []
     groups, found = named(item, "inputs")
-    allowed = set(book() if book in groups else found)
+    allowed = set(found).union(*(g() for g in groups), shared(), own_files(Path(item.path)))
     return sorted(name(p) for p in paths if not set(files_under(p)) <= allowed)
 
 
@@ -338,7 +376,7 @@ def pytest_runtest_call(item):
     :func:`_built_unchanged`); run it, noting what of the book it reads: a file its inputs do not
     name fails it, since an edit of that file would not re-check it."""
     global _opened
-    if CHECK_FIXTURE not in getattr(item, "fixturenames", ()):
+    if BUILT_UNCHANGED_FIXTURE not in getattr(item, "fixturenames", ()):
         skip_if_built_inputs_unchanged(item)
     _opened = set()
     try:

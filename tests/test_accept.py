@@ -144,7 +144,7 @@ def test_a_snippet_no_page_loads_is_refused_with_the_cell_to_add(book):
 
 
 def test_the_build_summary_names_each_problem_the_changed_helper_and_the_commands(book):
-    """After a helper edit, the build ends with one line per problem (file:line, what, the command
+    """After a helper edit, the build ends with one line per failing cell (file:line, what, the command
     for it), one line naming the helper with its command, and one that accepts all; then
     ``make outputs FAILED=1`` accepts exactly those outputs."""
     (book / "snippets/alpha/_shared.py").write_text(SHARED.replace("SCALE = 2", "SCALE = 5"))
@@ -157,14 +157,14 @@ def test_the_build_summary_names_each_problem_the_changed_helper_and_the_command
         strict_command(book), cwd=book, env=env, capture_output=True, text=True, timeout=600
     )
     assert built.returncode != 0
-    summary = built.stdout[built.stdout.index("4 problem(s) with the book's cells:") :].splitlines()
+    summary = built.stdout[built.stdout.index("4 failing cell(s) in the book:") :].splitlines()
     lines = [line.strip() for line in summary[1:] if line.startswith("  ")]
-    problems = [line for line in lines if line.startswith("guide/")]
-    assert len(problems) == 4, lines
+    findings = [line for line in lines if line.startswith("guide/")]
+    assert len(findings) == 4, lines
     for snippet in ("alpha/one", "alpha/two", "alpha/three", "beta/four"):
-        (line,) = [p for p in problems if f"snippets/{snippet}.py:" in p]
+        (line,) = [p for p in findings if f"snippets/{snippet}.py:" in p]
         assert f"`make outputs SNIPPET=snippets/{snippet}.py`" in line
-    (one,) = [p for p in problems if "snippets/alpha/one.py" in p]
+    (one,) = [p for p in findings if "snippets/alpha/one.py" in p]
     assert one.startswith("guide/alpha.md:") and "no expected output yet" in one
     assert (
         "snippets/alpha/_shared.py changed since 3 of these outputs last matched; if they are right: "

@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
+from tests import pass_cache
+
+#: ruff reads every Python file: the book's, the tests' and the tools'.
+pytestmark = pytest.mark.inputs(pass_cache.book, "tests", "tools")
 
 RUFF = Path(sys.executable).with_name("ruff")
 

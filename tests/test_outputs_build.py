@@ -1,6 +1,6 @@
 """The build compares every snippet's output with its expected .out file (one throwaway build,
-several pages): one warning per problem, at its cell, with the command that fixes or accepts it;
-the details in the page's report file; every problem of every page in one build."""
+several pages): one warning per failing cell, at its line, with the command that fixes or accepts it;
+the details in the page's report file; every failing cell of every page in one build."""
 
 from __future__ import annotations
 
@@ -136,16 +136,16 @@ def test_changed_output_fails_in_one_line_with_the_command_and_the_diff_in_the_r
 
 def test_every_problem_of_a_page_is_reported_by_one_build_one_line_each(build):
     """Every cell of a page runs and gets its verdict: each difference is its own warning, and the
-    build ends with the list of every problem, one line each, and how to accept the outputs."""
+    build ends with the list of every failing cell, one line each, and how to accept the outputs."""
     assert len(warnings_about(build, "snippets/flip/later.py")) == 1
     assert "-later: 1\n+later: 2" in report(build, "flip")
     assert not warnings_about(build, "snippets/flip/after.py")  # it ran, and matched its .out
     assert "after" in build.page("flip")
-    summary = build.output[build.output.index("problem(s) with the book's cells") :]
-    problems = [line for line in summary.splitlines()[1:] if line.startswith("  guide/")]
+    summary = build.output[build.output.index("failing cell(s) in the book") :]
+    findings = [line for line in summary.splitlines()[1:] if line.startswith("  guide/")]
     warnings = [line for line in build.output.splitlines() if ": WARNING: " in line]
     about_cells = [w for w in warnings if re.search(r"\[jaxbook\.(contract|differs|missing)\]$", w)]
-    assert len(problems) == len(about_cells) == 10, (problems, warnings)
+    assert len(findings) == len(about_cells) == 10, (findings, warnings)
     # the broken reference of guide/other.md is the one other warning, counted apart
     assert any("a-label-that-does-not-exist" in w for w in warnings), warnings
     assert f"and {len(warnings) - len(about_cells)} other warning(s) above" in summary

@@ -114,7 +114,15 @@ class Repository:
         return set(self.log.read_text().split()), result.stdout
 
     def write(self, name: str, text: str) -> None:
+        (self.root / name).parent.mkdir(parents=True, exist_ok=True)
         (self.root / name).write_text(text)
+
+    def commit(self) -> None:
+        """Track every file, as a contributor's commit does (untracked files are nobody's input)."""
+        settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
+        git = ["git", *(f for s in settings for f in ("-c", s))]
+        subprocess.run([*git, "add", "."], cwd=self.root, check=True)
+        subprocess.run([*git, "commit", "-qm", "more"], cwd=self.root, check=True)
 
 
 EVERY = {
@@ -167,6 +175,67 @@ def test_an_edited_test_file_rechecks_its_tests(fresh):
     assert fresh.run()[0] == EVERY
 
 
+OTHER = """\
+import os
+
+from tools import other_helper
+
+
+def test_other():
+    with open(os.environ["RUN_LOG"], "a") as file:
+        file.write("other\\n")
+    assert other_helper.VALUE == 1
+"""
+
+
+def test_a_test_is_keyed_by_its_own_code_not_by_other_tests_tools_or_the_readme(fresh):
+    """A test's key holds its file, the conftest.py files above it and what they import, and the
+    machinery; an edit of another test file, of a tool it does not import or of README.md
+    re-checks nothing of it."""
+    fresh.write("README.md", "# Demo\n")
+    fresh.write("tools/other_helper.py", "VALUE = 1\n")
+    fresh.write("tools/unused.py", "print('a tool')\n")
+    fresh.write("tests/test_other.py", OTHER)
+    fresh.commit()
+    assert fresh.run()[0] == {"other"}
+    for name, text, rechecked in [
+        ("README.md", "# Demo, edited\n", set()),
+        ("tools/unused.py", "print('another tool')\n", set()),
+        ("tests/test_other.py", OTHER + "\n# edited\n", {"other"}),
+    ]:
+        fresh.write(name, text)
+        fresh.commit()
+        assert fresh.run()[0] == rechecked, name
+    fresh.write("tools/other_helper.py", "VALUE = 1  # edited\n")  # imported: its test's code
+    fresh.commit()
+    assert fresh.run()[0] == {"other"}
+    fresh.write("tests/conftest.py", "# a conftest above test_other.py only\n")
+    fresh.commit()
+    assert fresh.run()[0] == {"other"}
+    fresh.write("conftest.py", "# a conftest above every test\n")
+    fresh.commit()
+    assert fresh.run()[0] == EVERY | {"other"}
+
+
+def test_the_book_s_tests_are_keyed_by_the_machinery_and_their_own_code():
+    """In this repository: jaxbook/ and the configuration are in every key; a test file's own
+    code is its file, the plugin, the conftest.py files above it and the helpers it imports."""
+    shared = set(pass_cache.shared())
+    assert {ROOT / "jaxbook" / "publish.py", ROOT / "conf.py", ROOT / "pyproject.toml"} <= shared
+    assert not {ROOT / "README.md", ROOT / "tools" / "bench.py", ROOT / "tests" / "test_store.py"} & shared
+    own = set(pass_cache.own_files(ROOT / "tests" / "test_uptodate.py"))
+    assert {
+        ROOT / "tests" / "test_uptodate.py",
+        ROOT / "tests" / "pass_cache.py",
+        ROOT / "tests" / "conftest.py",
+        ROOT / "conftest.py",
+        ROOT / "tests" / "helpers.py",
+    } <= own, own
+    assert (
+        ROOT / "tests" / "test_store.py" not in own and ROOT / "tests" / "browser" / "conftest.py" not in own
+    )
+
+
 def test_a_changed_environment_variable_rechecks_every_test(fresh):
     assert fresh.run(JAXBOOK_AS_CPU="avx2-128")[0] == EVERY
     assert fresh.run(JAXBOOK_AS_CPU="avx2-128")[0] == set()
@@ -200,16 +269,21 @@ def test_an_untracked_log_or_scratch_file_changes_nothing(fresh):
 
 def test_a_test_that_reads_a_book_file_its_inputs_do_not_name_fails(fresh):
     """What the key holds is checked: reading (or listing) an undeclared page, snippet or
-    practice file fails the test, and names the file; reading a declared one does not."""
+    practice file, or any tracked file outside its key (README.md), fails the test and names
+    the file; reading a declared one does not."""
     fresh.write(
         "test_reads.py",
         "from pathlib import Path\nimport os\nimport pytest\n\n\n"
         "@pytest.mark.inputs()\ndef test_undeclared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
         "@pytest.mark.inputs()\ndef test_lists():\n    os.listdir('snippets/demo')\n\n\n"
-        "@pytest.mark.inputs('snippets/demo')\ndef test_declared():\n    Path('snippets/demo/hello.py').read_text()\n",
+        "@pytest.mark.inputs('snippets/demo')\ndef test_declared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
+        "@pytest.mark.inputs()\ndef test_reads_the_readme():\n    Path('README.md').read_text()\n",
     )
+    fresh.write("README.md", "# Demo\n")
+    fresh.commit()  # a tracked file outside its key, as a page or snippet would be
     ran, output = fresh.run(JAXBOOK_AUDIT_INPUTS="1")  # a new environment: every test runs
-    assert "2 failed" in output and "test_declared read" not in output, output
+    assert "3 failed" in output and "test_declared read" not in output, output
+    assert "test_reads_the_readme read README.md, which its inputs do not name" in output, output
     assert "test_undeclared read snippets/demo/hello.py, which its inputs do not name" in output, output
     assert "test_lists read snippets/demo, which" in output, output
 

@@ -41,6 +41,9 @@ def test_a_toggle_without_text_is_named_after_its_section_and_keeps_a_name_it_ha
     again = str(page)
     publish.name_controls(page)
     assert str(page) == again  # a page published twice is the same page
+    other = soup('<li><a href="g.html">Guide</a><button></button><details><summary></summary></details></li>')
+    publish.name_controls(other, "Seiten in {}")  # conf.py's label; the item's link, wherever it is
+    assert other.find("summary")["aria-label"] == "Seiten in Guide"
 
 
 def test_a_control_is_named_by_the_words_it_shows_and_a_summary_holds_phrasing_content_only():
@@ -126,7 +129,7 @@ def test_the_purge_keeps_every_rule_a_page_can_use():
     import tinycss2
 
     words = {"used", "nf", "btn", "p"}
-    kept = tinycss2.serialize(publish.purged(rules(CSS), words))
+    kept = tinycss2.serialize(publish.purged(rules(CSS), words, ("bs-",)))
     for rule in (
         ".used{color:red}",
         ".used>p{margin:0}",
@@ -139,7 +142,8 @@ def test_the_purge_keeps_every_rule_a_page_can_use():
     ):
         assert rule in kept, (rule, kept)
     assert ".unused{" not in kept and ".used .unused" not in kept and "print" not in kept
-    assert tinycss2.serialize(publish.purged(rules(kept), words)) == kept
+    assert tinycss2.serialize(publish.purged(rules(kept), words, ("bs-",))) == kept
+    assert ".bs-tooltip-auto" not in tinycss2.serialize(publish.purged(rules(CSS), words))  # not declared
     assert publish.named_classes(rules(CSS)) == {"used", "unused", "btn", "nf", "bs-tooltip-auto"}
 
 
@@ -202,7 +206,9 @@ def small_site(tmp_path: Path):
         outdir=str(out),
         doctreedir=str(tmp_path / "doctrees"),
         builder=SimpleNamespace(format="html"),
-        config=SimpleNamespace(publish_unused_scripts=[]),
+        config=SimpleNamespace(
+            publish_unused_scripts=[], publish_composed_classes=[], publish_toggle_label="Pages in {}"
+        ),
     )
     return app, out
 

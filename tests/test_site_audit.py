@@ -9,6 +9,10 @@ import pytest
 
 from jaxbook import ROOT
 from jaxbook.pages import NOT_FOUND_PAGE, published_pages
+from tests import pass_cache
+
+#: The tool it tests, which it loads by path (no import names it), and the book's pages it lists.
+pytestmark = pytest.mark.inputs(pass_cache.book, "tools/site_audit.py")
 
 spec = importlib.util.spec_from_file_location("site_audit", ROOT / "tools" / "site_audit.py")
 site_audit = importlib.util.module_from_spec(spec)

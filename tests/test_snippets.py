@@ -48,8 +48,8 @@ def test_snippet(path, filled_store, executor):
     """The contract holds (declared error raised, no undeclared deprecation), and the output
     matches the committed expected output (text exactly, floats within the snippet's tolerance)."""
     cell = outcome(path, executor)
-    problem = verdict.verdict(cell, ROOT)
-    assert problem is None, problem.details
+    finding = verdict.verdict(cell, ROOT)
+    assert finding is None, finding.details
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
         # The declared error was raised and its trimmed traceback is part of the output.

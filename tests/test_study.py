@@ -21,7 +21,7 @@ from practice import study
 from tests.test_check import toy_problem
 
 #: It reads the practice problems (the plan, the pages' hints, the starters), none of the rest.
-pytestmark = pytest.mark.inputs("practice")
+pytestmark = pytest.mark.inputs("practice", "tools/record_study.py")
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The verdict line with no test passed, or with some but not all (the count of tests is the

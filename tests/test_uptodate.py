@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import runpy
+import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from jaxbook import fingerprint, layout, uptodate
+from jaxbook import ROOT, fingerprint, layout, uptodate
 from jaxbook.files import installed, repository_files
+from tests import pass_cache
 from tests.helpers import Book
 
 pytestmark = pytest.mark.inputs()  # throwaway books and folders of its own
@@ -25,6 +30,7 @@ def small_book(root):
     (root / "guide" / "a.md").write_text("# A\n", encoding="utf-8")
     (root / "snippets").mkdir()
     (root / "snippets" / "a.py").write_text("print(1)\n", encoding="utf-8")
+    (root / "conf.py").write_text('extensions = ["myst_nb", "jaxbook.seo"]\n', encoding="utf-8")
     (root / "_build").mkdir()
     (root / "_build" / "out.txt").write_text("built\n", encoding="utf-8")
     (root / ".gitignore").write_text("_build/\n*.log\n", encoding="utf-8")
@@ -84,7 +90,41 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     (root / "guide" / "build.log").write_text("a log\n", encoding="utf-8")
     (root / "notes.txt").write_text("scratch\n", encoding="utf-8")
     (root / "test.log").write_text("a run's output\n", encoding="utf-8")
-    assert key(environ={**environ, "HOME": "/home/b", "JAXBOOK_RECHECK": "1", "SHLVL": "3"}) == before
+    assert key(environ={**environ, "HOME": "/home/b", "SHLVL": "3"}) == before
+    # The tests' switches and run id are in the key of no build they start (tests/pass_cache.py).
+    run = {"JAXBOOK_RECHECK": "1", "JAXBOOK_PASS_CACHE": "off", "JAXBOOK_TEST_SITE_RUN": "full-1"}
+    assert key(environ={**environ, **run}) != before
+    assert key(environ=pass_cache.steady({**environ, **run})) == before
+
+
+def test_the_site_key_holds_every_extension_conf_py_loads(tmp_path):
+    """An edit to any module of the package that the book's conf.py loads builds the site again,
+    read from the list Sphinx reads (a book elsewhere tracks no copy of the package)."""
+    loaded = [n for n in runpy.run_path(str(ROOT / "conf.py"))["extensions"] if n.startswith("jaxbook.")]
+    assert "jaxbook.publish" in loaded, loaded
+    package = tmp_path / "jaxbook"
+    shutil.copytree(fingerprint.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
+    entries = fingerprint.site(tmp_path, package)
+    for name in loaded:
+        module = package / Path(importlib.util.find_spec(name).origin).relative_to(fingerprint.PACKAGE)
+        before = fingerprint.machinery(entries, package)
+        module.write_text(module.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        assert fingerprint.machinery(entries, package) != before, name
+    (tmp_path / "conf.py").write_text("extensions = ['jaxbook.seo']\nextensions += ['jaxbook.a11y']\n")
+    assert fingerprint.site(tmp_path, package)[-2:] == ("seo.py", "a11y.py")  # computed, as Sphinx runs it
+
+
+def test_the_makefile_writes_where_the_tools_do():
+    """``make clean`` and ``make serve`` name the build folder the tools write to (layout.BUILD)."""
+    rule = "layout-build: ; @echo $(BUILD)"
+    result = subprocess.run(
+        ["make", "-s", "-f", str(ROOT / "Makefile"), f"--eval={rule}", "layout-build"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.strip() == str(layout.BUILD), result.stdout + result.stderr
 
 
 def test_distributions_are_known_by_their_installed_files(tmp_path):

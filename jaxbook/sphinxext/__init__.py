@@ -2,7 +2,7 @@
 
 - :mod:`.cells`    -- every code cell loads a valid snippet; the snippet's files become the page's dependencies.
 - :mod:`.mystnb`   -- MyST-NB takes each page's outputs from the execution store (the one seam with its internals).
-- :mod:`.problems` -- each cell's verdict at its line, the build's list of problems, the report files.
+- :mod:`.findings` -- each failing cell at its line, the build's list of them, the report files.
 - :mod:`.stamp`    -- each cell captioned with its snippet file, each page with the environment of its outputs.
 - :mod:`.quiet`    -- other extensions' routine lines kept off the terminal; compiled templates kept.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jaxbook import fingerprint
 
-PARTS = ("cells", "mystnb", "problems", "stamp", "quiet")
+PARTS = ("cells", "mystnb", "findings", "stamp", "quiet")
 
 
 def on_config_inited(app, config) -> None:

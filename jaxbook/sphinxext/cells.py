@@ -1,4 +1,4 @@
-"""Every ``{code-cell}`` loads a valid snippet under ``snippets/``; a problem is reported at the
+"""Every ``{code-cell}`` loads a valid snippet under ``snippets/``; a failure is reported at the
 page's line, and the snippet's files become dependencies of the page."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from jaxbook import book_root, pages
 from jaxbook.deps import project_dependencies
 from jaxbook.outputs import expected_path
 from jaxbook.snippet import SnippetError, display_path, parse_declaration
-from jaxbook.sphinxext.problems import source_problem
+from jaxbook.sphinxext.findings import source_finding
 
 #: Tags with which MyST-NB would publish a cell unchecked: any exception passes, or it never runs.
 UNCHECKED_TAGS = ("raises-exception", "skip-execution")
@@ -17,8 +17,8 @@ UNCHECKED_TAGS = ("raises-exception", "skip-execution")
 
 def validate_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]:
     """(the files the cell's snippet runs, snippet first, None) for a valid cell, else ([], why)."""
-    if cell.problem:
-        return [], f"the cell's options cannot be read: {cell.problem}"
+    if cell.unreadable:
+        return [], f"the cell's options cannot be read: {cell.unreadable}"
     if cell.body:
         return [], (
             "a code cell must not contain inline code: put it in a file under "
@@ -44,7 +44,7 @@ def validate_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]
 
 
 def page_execution_settings(page: pages.Page) -> list[tuple[str, int]]:
-    """(problem, line) for each ``execution*`` setting under ``mystnb`` in the top matter: how
+    """(message, line) for each ``execution*`` setting under ``mystnb`` in the top matter: how
     pages run is conf.py's decision."""
     settings = page.top_matter.get("mystnb")
     if not isinstance(settings, dict):
@@ -65,41 +65,41 @@ def page_execution_settings(page: pages.Page) -> list[tuple[str, int]]:
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
     """Validate the page's code cells, record what the page depends on, and turn each invalid
-    cell into text, so the build goes on and reports every problem at once."""
+    cell into text, so the build goes on and reports every failure at once."""
     path = Path(app.env.doc2path(docname))
     page = pages.parse(source[0], path)
     if not page.cells:
         return
-    problems = []
+    findings = []
     if not page.is_notebook:
-        problems.append(
+        findings.append(
             (
                 "a page with code cells must start with the top matter "
                 "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
                 1,
             )
         )
-    problems += page_execution_settings(page)
+    findings += page_execution_settings(page)
     lines = source[0].split("\n")
     for cell in page.cells:
         tag = next((tag for tag in UNCHECKED_TAGS if tag in cell.tags), None)
         if tag:
             files, line = [], cell.tags_line
-            problem = (
+            message = (
                 f"the tag {tag!r} would publish this cell without checking it (MyST-NB lets any "
                 "exception through, or skips the run): declare an expected error in the snippet "
                 "('# raises: ValueError', see docs/contributing.md)"
             )
         else:
-            (files, problem), line = validate_cell(path, cell), cell.load_line
-        if problem:
-            problems.append((problem, line))
+            (files, message), line = validate_cell(path, cell), cell.load_line
+        if message:
+            findings.append((message, line))
             lines[cell.line - 1] = lines[cell.line - 1].replace(pages.CODE_CELL, "text", 1)
             continue
         for dependency in [*files, expected_path(files[0])]:  # a new .out is checked again
             app.env.note_dependency(str(dependency))
-    for problem, line in problems:
-        source_problem(app.env, docname, problem, line)
+    for message, line in findings:
+        source_finding(app.env, docname, message, line)
     source[0] = "\n".join(lines)
 
 

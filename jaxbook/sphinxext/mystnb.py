@@ -16,7 +16,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from jaxbook import book_root, pages
-from jaxbook.sphinxext.problems import CellProblem, report
+from jaxbook.sphinxext.findings import CellFinding, report
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def install_client(module=None) -> None:
 
 
 def fill_outputs(client) -> None:
-    """Give the client's notebook its outputs from the store, and report each cell's problems."""
+    """Give the client's notebook its outputs from the store, and report each cell that fails."""
     from nbformat import from_dict
 
     from jaxbook import verdict
@@ -104,7 +104,7 @@ def fill_outputs(client) -> None:
         result = executor().page(page)
     except Exception as exc:  # noqa: BLE001 - the kernel died or could not start: report it here
         message = f"the page could not be executed: {exc}"
-        report(_app, docname, [CellProblem(1, verdict.Problem(None, "execution", message, message))])
+        report(_app, docname, [CellFinding(1, verdict.Finding(None, "execution", message, message))])
         return
     # What a kernel's reply would have told MyST-NB: the cells' language, for their lexer.
     client.notebook.metadata["language_info"] = LANGUAGE_INFO | {"version": platform.python_version()}
@@ -117,11 +117,11 @@ def fill_outputs(client) -> None:
         count += 1
         cell.outputs = [from_dict(output) for output in outcome.outputs]
         cell.execution_count = count
-        problem = verdict.verdict(
+        finding = verdict.verdict(
             outcome, root, compare_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
         )
-        if problem is not None:
-            found.append(CellProblem(client.cell_line(index), problem))
+        if finding is not None:
+            found.append(CellFinding(client.cell_line(index), finding))
     if result.page in executor().executed:
         logger.info(executed_line(result))
     report(_app, docname, found)

@@ -60,7 +60,7 @@ def html_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if p.relative_to(root).parts[0] != "_static")
 
 
-def check(root: Path, source: Path, what: str, url: str, broken: list[str]):
+def check_link(root: Path, source: Path, what: str, url: str, broken: list[str]):
     """Record in `broken` why `url`, found in `source`, does not resolve."""
     url = url.strip()
     parts = urlsplit(url)
@@ -103,7 +103,7 @@ def test_every_internal_link_and_anchor_resolves(site_root):
     stylesheets: set[Path] = set()
     for source in pages:
         for what, url in parse(source).urls:
-            check(root, source, what, url, broken)
+            check_link(root, source, what, url, broken)
             parts = urlsplit(url)
             if (
                 what == "<link href>"
@@ -117,7 +117,7 @@ def test_every_internal_link_and_anchor_resolves(site_root):
         for match in CSS_URL.finditer(css.read_text(encoding="utf-8", errors="replace")):
             url = match.group(2)
             if not url.startswith("#"):
-                check(root, css, "css url()", url, broken)
+                check_link(root, css, "css url()", url, broken)
     assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(broken)
 
 
@@ -134,5 +134,5 @@ def test_404_page_links_resolve_wherever_it_is_served(site_root, missing):
             if url[1:] and unquote(url[1:]) not in parse(page).anchors:
                 broken.append(f"404.html: {what} {url!r}: no such anchor")
             continue
-        check(root, served_as, what, url, broken)
+        check_link(root, served_as, what, url, broken)
     assert not broken, f"{len(broken)} broken links on 404.html served as /{missing}:\n" + "\n".join(broken)

@@ -1,4 +1,4 @@
-"""The build's problems: each at its page's line, the page read again by the next build, all of
+"""The build's findings (cells that fail): each at its page's line, the page read again by the next build, all of
 them listed at the end with the command that fixes or accepts each, and the details of each
 failing page in ``reports/<page>.txt`` beside the site, never in it."""
 
@@ -13,69 +13,69 @@ from sphinx.util import logging
 from jaxbook import book_root, layout
 from jaxbook.files import write_atomic
 from jaxbook.snippet import display_path
-from jaxbook.verdict import Problem, helper_commands
+from jaxbook.verdict import Finding, helper_commands
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class CellProblem:
-    """A problem at ``line`` of a page: of its source (kind ``source``) or of a cell's result."""
+class CellFinding:
+    """A finding at ``line`` of a page: of its source (kind ``source``) or of a cell's result."""
 
     line: int
-    problem: Problem
+    finding: Finding
 
 
-def problems(env) -> dict[str, list[CellProblem]]:
-    """Each page's problems, as Sphinx's environment keeps them between builds."""
-    if not hasattr(env, "jaxbook_problems"):
-        env.jaxbook_problems = {}
-    return env.jaxbook_problems
+def findings(env) -> dict[str, list[CellFinding]]:
+    """Each page's findings, as Sphinx's environment keeps them between builds."""
+    if not hasattr(env, "jaxbook_findings"):
+        env.jaxbook_findings = {}
+    return env.jaxbook_findings
 
 
-def source_problem(env, docname: str, message: str, line: int) -> None:
-    """Report a problem of the page's source (the fix may be in a snippet the page could not depend on)."""
+def source_finding(env, docname: str, message: str, line: int) -> None:
+    """Report a finding in the page's source (the fix may be in a snippet the page could not depend on)."""
     logger.error(message, location=(docname, line))
-    problems(env).setdefault(docname, []).append(CellProblem(line, Problem(None, "source", message, "")))
+    findings(env).setdefault(docname, []).append(CellFinding(line, Finding(None, "source", message, "")))
 
 
-def report(app, docname: str, found: list[CellProblem]) -> None:
-    """The results' problems of a page: one warning each at its line, the details in its report file."""
-    kept = [p for p in problems(app.env).get(docname, []) if p.problem.kind == "source"]
-    problems(app.env)[docname] = kept + [replace(p, problem=replace(p.problem, details="")) for p in found]
+def report(app, docname: str, found: list[CellFinding]) -> None:
+    """The findings in a page's results: one warning each at its line, the details in its report file."""
+    kept = [p for p in findings(app.env).get(docname, []) if p.finding.kind == "source"]
+    findings(app.env)[docname] = kept + [replace(p, finding=replace(p.finding, details="")) for p in found]
     path = Path(app.outdir).parent / layout.REPORTS / f"{docname}.txt"
     if not found:
         path.unlink(missing_ok=True)
         return
     for p in found:
-        logger.warning(p.problem.summary, location=(docname, p.line), type="jaxbook", subtype=p.problem.kind)
+        logger.warning(p.finding.summary, location=(docname, p.line), type="jaxbook", subtype=p.finding.kind)
     path.parent.mkdir(parents=True, exist_ok=True)
-    details = (f"{app.env.doc2path(docname)}:{p.line}\n{p.problem.details}" for p in found)
+    details = (f"{app.env.doc2path(docname)}:{p.line}\n{p.finding.details}" for p in found)
     path.write_text("\n\n".join(details) + "\n", encoding="utf-8")
 
 
 def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
-    """Read again the pages whose last reading found a problem: a failure is never cached."""
-    return [d for d, found in problems(env).items() if found and d in env.found_docs]
+    """Read again the pages whose last reading found a failing cell: a failure is never cached."""
+    return [d for d, found in findings(env).items() if found and d in env.found_docs]
 
 
 def on_env_merge_info(app, env, docnames, other) -> None:
-    """Parallel read: bring the workers' problems into the main environment."""
-    theirs = problems(other)
-    problems(env).update({d: theirs[d] for d in docnames if d in theirs})
+    """Parallel read: bring the workers' findings into the main environment."""
+    theirs = findings(other)
+    findings(env).update({d: theirs[d] for d in docnames if d in theirs})
 
 
 def on_env_purge_doc(app, env, docname) -> None:
-    problems(env).pop(docname, None)
+    findings(env).pop(docname, None)
 
 
 def on_build_finished(app, exception) -> None:
-    """List every problem, one line each, with the command that fixes or accepts it, and keep the
+    """List every finding, one line each, with the command that fixes or accepts it, and keep the
     snippets whose outputs to accept for ``make outputs FAILED=1``."""
-    found = [(d, p) for d, ps in sorted(problems(app.env).items()) for p in ps]
+    found = [(d, p) for d, ps in sorted(findings(app.env).items()) for p in ps]
     build = Path(app.outdir).parent
     outputs_to_accept = sorted(
-        {p.problem.snippet for _, p in found if p.problem.kind in ("differs", "missing")}
+        {p.finding.snippet for _, p in found if p.finding.kind in ("differs", "missing")}
     )
     build.mkdir(parents=True, exist_ok=True)
     write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
@@ -84,14 +84,14 @@ def on_build_finished(app, exception) -> None:
     others = getattr(app, "_warncount", len(found)) - len(found)  # Sphinx's own count
     logger.info("")
     logger.info(
-        f"{len(found)} problem(s) with the book's cells"
+        f"{len(found)} failing cell(s) in the book"
         + (f", and {others} other warning(s) above" if others > 0 else "")
         + ":",
         color="red",
     )
     for docname, p in found:
-        logger.info(f"  {app.env.doc2path(docname, False)}:{p.line}: {p.problem.summary}")
-    for command in helper_commands([p.problem for _, p in found], book_root()):
+        logger.info(f"  {app.env.doc2path(docname, False)}:{p.line}: {p.finding.summary}")
+    for command in helper_commands([p.finding for _, p in found], book_root()):
         logger.info(f"  {command}")
     if len(outputs_to_accept) > 1:
         logger.info(f"  to accept all {len(outputs_to_accept)} outputs listed above: `make outputs FAILED=1`")
