@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import posixpath
 import re
 from pathlib import Path
@@ -24,7 +25,7 @@ from urllib.parse import urlsplit
 
 import tinycss2
 import tinycss2.ast
-from bs4 import BeautifulSoup, SoupStrainer
+from bs4 import BeautifulSoup, Comment, SoupStrainer
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
 from sphinx.util import logging
 from tinycss2.serializer import serialize_url
@@ -83,16 +84,26 @@ class Memo:
 
 
 def visible_text(tag) -> str:
-    """The text of ``tag`` with its whitespace collapsed."""
-    return " ".join(tag.get_text(" ").split()) if tag is not None else ""
+    """The text of ``tag`` with its whitespace collapsed, without what is inside an
+    ``aria-hidden="true"`` element (an icon's glyph)."""
+    if tag is None:
+        return ""
+
+    def shown(string) -> bool:
+        inside = itertools.takewhile(lambda p: p is not tag.parent, string.parents)
+        return not any(p.get("aria-hidden") == "true" for p in inside)
+
+    strings = tag.find_all(string=lambda s: not isinstance(s, Comment))
+    return " ".join(" ".join(s for s in strings if shown(s)).split())
 
 
 def name_controls(soup, label: str = "Pages in {}") -> None:
     """Accessible names for a page's disclosure toggles, buttons and links (WCAG 4.1.2, 2.5.3):
     a ``<summary>`` with no text in a list item is named ``label`` with the words of the item's own
     link (the section it opens); paragraphs in a ``<summary>`` become spans (it holds phrasing
-    content only); an ``aria-label`` that does not contain the control's visible words is dropped,
-    so that its name is what the reader sees."""
+    content only); an ``aria-label`` that lacks the control's visible words is dropped from a
+    ``<summary>`` (its words change with its state) and elsewhere starts with them, keeping what
+    it said."""
     for summary in soup.find_all("summary"):
         for paragraph in summary.find_all("p"):
             paragraph.name = "span"
@@ -102,9 +113,12 @@ def name_controls(soup, label: str = "Pages in {}") -> None:
             title = visible_text(links[0]) if links else ""
             summary["aria-label"] = label.format(title) if title else "More"
     for control in soup.find_all(["summary", "button", "a"], attrs={"aria-label": True}):
-        text = visible_text(control)
-        if any(c.isalnum() for c in text) and text.lower() not in control["aria-label"].lower():
-            del control["aria-label"]
+        text, old = visible_text(control), control["aria-label"]
+        if any(c.isalnum() for c in text) and text.lower() not in old.lower():
+            if control.name == "summary":
+                del control["aria-label"]
+            else:
+                control["aria-label"] = text if old.lower() in text.lower() else f"{text} ({old})"
 
 
 def lighter_scripts(soup, search_page: bool, unused: tuple[str, ...]) -> None:

@@ -65,9 +65,24 @@ def test_a_control_is_named_by_the_words_it_shows_and_a_summary_holds_phrasing_c
     ]
     assert "aria-label" not in summary.attrs  # its name is "Show code cell outputs ..."
     search, mode = page.find_all("button")
-    assert "aria-label" not in search.attrs and mode["aria-label"] == "Color mode"
+    assert search["aria-label"] == "Search Ctrl + K" and mode["aria-label"] == "Color mode"
     labels = [a.get("aria-label") for a in page.find_all("a")]
-    assert labels == [None, "Link to this heading", "Open the grad page"]
+    assert labels == ["Next: grad (Go to the next page: grad)", "Link to this heading", "Open the grad page"]
+
+
+def test_a_name_starts_with_the_words_shown_not_those_hidden_from_assistive_technology():
+    """An icon's glyph marked aria-hidden is no visible word: a control showing only it keeps its
+    label (it would have no name without it); one showing words is named by them first, keeping
+    what its label said (WCAG 2.5.3)."""
+    page = soup(
+        '<button aria-label="Collapse the sidebar"><svg aria-hidden="true"><text>x</text></svg></button>'
+        '<button aria-label="Copy"><span aria-hidden="true">\u2398</span> Copy code</button>'
+        '<a aria-label="Open grad" href="g.html"><i aria-hidden="true">\u2192</i>grad</a>'
+        '<button aria-label="Search"><i aria-hidden="true">Q</i><span>Find</span></button>'
+    )
+    publish.name_controls(page)
+    names = [c.get("aria-label") for c in page.find_all(["button", "a"])]
+    assert names == ["Collapse the sidebar", "Copy code", "Open grad", "Find (Search)"]
 
 
 def head(scripts: str) -> BeautifulSoup:
