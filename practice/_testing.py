@@ -6,6 +6,8 @@ tests would otherwise copy.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -89,3 +91,19 @@ def shard_map_operands(jaxpr):
         for e in all_eqns(jaxpr)
         if e.primitive.name == "shard_map"
     ]
+
+
+class Pair(NamedTuple):
+    w: jax.Array
+    b: jax.Array
+
+
+#: Every container a pytree of parameters may use, each holding the four
+#: leaves it is given: {name: build(a, b, c, d) -> pytree}.
+CONTAINERS = {
+    "dict": lambda a, b, c, d: {"a": a, "b": {"c": b, "d": [c, d]}},
+    "list": lambda a, b, c, d: [a, [b, c], d],
+    "tuple": lambda a, b, c, d: (a, (b, c), d),
+    "named tuple": lambda a, b, c, d: [Pair(a, b), Pair(c, d)],
+    "nested": lambda a, b, c, d: {"layers": [Pair(a, b), (c,)], "s": d},
+}

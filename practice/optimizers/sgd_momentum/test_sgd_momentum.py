@@ -1,7 +1,6 @@
 """Tests for SGD with Momentum over a Pytree."""
 
 from functools import partial
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -12,6 +11,7 @@ from hypothesis import example, given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from practice._testing import (
+    CONTAINERS,
     assert_trees_close as shared_assert_trees_close,
     grads_at,
     normal,
@@ -211,21 +211,6 @@ def test_property_matches_optax_sgd(
         init, update, oracle, start, steps, rtol=1e-5, atol=1e-7
     )
     assert_trees_close(params, ref_params)
-
-
-class Pair(NamedTuple):
-    w: jax.Array
-    b: jax.Array
-
-
-#: Every container a pytree of parameters may use, each holding the leaves SHAPES.
-CONTAINERS = {
-    "dict": lambda a, b, c, d: {"a": a, "b": {"c": b, "d": [c, d]}},
-    "list": lambda a, b, c, d: [a, [b, c], d],
-    "tuple": lambda a, b, c, d: (a, (b, c), d),
-    "named tuple": lambda a, b, c, d: [Pair(a, b), Pair(c, d)],
-    "nested": lambda a, b, c, d: {"layers": [Pair(a, b), (c,)], "s": d},
-}
 
 
 @pytest.mark.requirement(4)
