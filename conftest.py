@@ -6,10 +6,10 @@ import os
 import sys
 import time
 
-from jaxbook import ROOT, runtime
+from jaxbook import ROOT, layout, runtime
 
 # One JAX compilation cache for every test, worker and practice run (never the build: see runtime).
-runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
+runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
 sys.path.insert(0, str(ROOT))
 
 # Python caches bytecode, and pytest its assert-rewritten test modules, in __pycache__ folders (which

@@ -2,15 +2,17 @@
 
 Data flows one way: page -> snippet paths -> execution -> result -> verdict -> rendered page.
 
-Execution (what the kernel runs; lowest first):
+Execution (lowest first):
 - :mod:`jaxbook.layout`   -- every path the tools write under ``_build/``.
-- :mod:`jaxbook.files`    -- file hashes, atomic writes, the repository's files.
+- :mod:`jaxbook.files`    -- atomic writes, files known by their content.
 - :mod:`jaxbook.runtime`  -- the one place that configures JAX (CPU, 8 emulated devices, other CPUs).
 - :mod:`jaxbook.snippet`  -- the snippet contract: declarations, execution, trimmed tracebacks.
 - :mod:`jaxbook.outputs`  -- expected outputs (``snippets/**/*.out``): the normaliser and the files.
-- :mod:`jaxbook.deps`     -- which project files a snippet imports.
-- :mod:`jaxbook.store`    -- the execution store: each page's results, keyed by everything they depend on.
+- :mod:`jaxbook.results`  -- what a snippet and a page gave when they ran.
 - :mod:`jaxbook.kernel`   -- the Jupyter kernel that executes snippets.
+- :mod:`jaxbook.deps`     -- which project files a snippet imports.
+- :mod:`jaxbook.fingerprint` -- what every key holds besides the book's files: environment, machinery.
+- :mod:`jaxbook.store`    -- the execution store: each page's results, keyed by everything they depend on.
 - :mod:`jaxbook.execute`  -- results from the store, the missing pages executed in kernels.
 
 Verdicts and the site:

@@ -14,14 +14,10 @@ from pathlib import Path
 from jaxbook import ROOT, layout
 
 
-def jobs() -> list[str]:
-    """Sphinx's option for parallel reading and writing."""
-    return ["-j", os.environ.get("JAXBOOK_JOBS", "auto")]
-
-
 def sphinx(*args: str) -> list[str]:
     """A strict html build by sphinx-build (any warning fails it; all are reported), with ``args``."""
-    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", *jobs(), "-b", "html", *args]
+    jobs = os.environ.get("JAXBOOK_JOBS", "auto")
+    return [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-j", jobs, "-b", "html", *args]
 
 
 def strict_command(source: Path = ROOT, build: Path | None = None, *extra: str) -> list[str]:
@@ -47,18 +43,6 @@ def page_command(pages: list[str], root: Path = ROOT) -> list[str]:
     )  # fmt: skip
 
 
-UP_TO_DATE = (
-    "build succeeded, nothing to do: nothing the site is built from has changed since its last "
-    "successful build, so {html} is up to date (jaxbook/uptodate.py)"
-)
-
-
-NOT_RECORDED = (
-    "jaxbook: the next make html builds again: a file changed during this build, or an "
-    "installed distribution is editable or unreadable (jaxbook/uptodate.py)"
-)
-
-
 def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     """``make html``: the strict build of the book at ``root`` into ``build`` (default
     ``root/_build``), unless the site there is up to date (:mod:`jaxbook.uptodate`). Its exit status."""
@@ -71,7 +55,11 @@ def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     if uptodate.holds(build, key):
         from jaxbook.snippet import display_path
 
-        print(UP_TO_DATE.format(html=display_path(build / layout.SITE)))
+        html = display_path(build / layout.SITE)
+        print(
+            "build succeeded, nothing to do: nothing the site is built from has changed since its last "
+            f"successful build, so {html} is up to date (jaxbook/uptodate.py)"
+        )
         return 0
     uptodate.forget(build)
     jobs = os.environ.get("JAXBOOK_JOBS", "auto")
@@ -83,7 +71,10 @@ def strict_build(root: Path = ROOT, build: Path | None = None) -> int:
     if status == 0 and uptodate.inputs_key(root, command) == key:  # not edited meanwhile
         uptodate.record(build, key)
     elif status == 0:
-        print(NOT_RECORDED)
+        print(
+            "jaxbook: the next make html builds again: a file changed during this build, or an "
+            "installed distribution is editable or unreadable (jaxbook/uptodate.py)"
+        )
     return status
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from jaxbook import ROOT, book_root, fingerprint, pages, store
-from jaxbook.store import CellResult, PageResult
+from jaxbook.results import CellResult, PageResult
 
 #: Seconds to wait for a kernel to start, and for one snippet (its own limit is shorter).
 START_TIMEOUT = 120
@@ -24,9 +24,8 @@ RUN_TIMEOUT = 900
 
 
 def kernel_environment(root: Path, home: Path) -> dict:
-    """The environment in which the book's kernel starts for the book at ``root``, with the
-    folder ``home`` of its own and none of the user's settings (:func:`without_user_settings`).
-    Its ``PYTHONPATH`` is this repository, for :mod:`jaxbook.kernel`."""
+    """The environment of the book's kernel for the book at ``root``: none of the user's settings
+    (:func:`without_user_settings` in ``home``), this repository on ``PYTHONPATH``."""
     env = without_user_settings(dict(os.environ), home)
     env["JAXBOOK_ROOT"] = str(root)
     env["PYTHONPATH"] = str(ROOT)
@@ -34,12 +33,9 @@ def kernel_environment(root: Path, home: Path) -> dict:
 
 
 def without_user_settings(env: dict, home: Path) -> dict:
-    """``env`` for a Jupyter kernel that reads none of the user's settings, which no key holds:
-    none of the user's ``PYTHON*`` variables (``PYTHONPATH`` can bring another JAX or a
-    ``sitecustomize``, ``PYTHONOPTIMIZE`` strips every ``assert``, ``PYTHONWARNINGS`` decides
-    which warnings show); IPython's profile and start-up files are those of an empty folder in
-    ``home``, and matplotlib reads an empty ``matplotlibrc`` there (its defaults) in place of
-    the user's."""
+    """``env`` for a Jupyter kernel that reads none of the user's settings, which no key holds: no
+    ``PYTHON*`` variable (another JAX on ``PYTHONPATH``, asserts stripped by ``PYTHONOPTIMIZE``);
+    IPython's profile and matplotlib's ``matplotlibrc`` are empty ones in ``home``."""
     (home / "ipython").mkdir(parents=True, exist_ok=True)
     (home / "matplotlibrc").write_text("", encoding="utf-8")
     kept = {name: value for name, value in env.items() if not name.startswith("PYTHON")}
@@ -133,16 +129,14 @@ class Executor:
         """The result of ``page`` (a path under the root): stored, or executed now and stored."""
         snippets = self.snippets(page)
         key, inputs = store.page_key(snippets, self.root)
-        found = store.load(key, self.root)
-        if found is not None:
-            return found
-        return self.run(page, snippets, key, inputs)
+        return store.load(key, self.root) or self._execute(page, snippets, key, inputs)
 
-    def run(self, page: Path, snippets: list[Path] | None = None, key=None, inputs=None) -> PageResult:
+    def run(self, page: Path) -> PageResult:
         """Execute ``page`` now, whatever the store holds, and keep its result."""
-        if snippets is None:
-            snippets = self.snippets(page)
-            key, inputs = store.page_key(snippets, self.root)
+        snippets = self.snippets(page)
+        return self._execute(page, snippets, *store.page_key(snippets, self.root))
+
+    def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> PageResult:
         if self._kernel is None:
             self._kernel = Kernel(self.root)
         start = time.perf_counter()

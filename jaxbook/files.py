@@ -1,25 +1,14 @@
-"""Writes that are all or nothing: whoever reads the file, in this process or another, finds it
-as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
-hash of the code that made a kept file (:func:`code_digest`); the files of a repository
-(:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`); the
-installed distributions, known by their files (:func:`installed`)."""
+"""Files written all or nothing (:func:`write_atomic`: a reader finds the old file or the new one,
+never half of it, even after a build killed mid-write) and files known by their content (one hash
+of files' names and contents, :func:`files_digest`)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import subprocess
 import threading
 from collections.abc import Iterable
-from fnmatch import fnmatch
 from pathlib import Path
-
-from jaxbook import layout
-
-#: Folders of generated files, left out of a folder's files where git cannot say what it ignores
-#: (with every folder whose name starts with a dot: caches, environments, .git).
-GENERATED = frozenset({layout.BUILD.name, "node_modules", "__pycache__"})
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -36,6 +25,13 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def write_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, unless the file already holds exactly that (its
+    modification time then stays)."""
+    if not path.is_file() or path.read_bytes() != data:
+        write_atomic(path, data)
+
+
 def code_digest(source: Path, libraries: tuple[str, ...], version=None) -> bytes:
     """A hash of the code that turns inputs into outputs: the module ``source`` and the versions
     of the distributions ``libraries`` it calls (``version``: a distribution's version, default
@@ -44,39 +40,6 @@ def code_digest(source: Path, libraries: tuple[str, ...], version=None) -> bytes
         from importlib.metadata import version
     versions = "".join(f"{name}=={version(name)};" for name in libraries)
     return hashlib.sha256(source.read_bytes() + versions.encode()).digest()
-
-
-def write_changed(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, unless the file already holds exactly that (its
-    modification time then stays, and nothing is written)."""
-    if not path.is_file() or path.read_bytes() != data:
-        write_atomic(path, data)
-
-
-def repository_files(root: Path, untracked: tuple[str, ...] = ("*",)) -> tuple[Path, ...]:
-    """Every file under ``root`` that git tracks, and those it neither tracks nor ignores whose
-    path matches one of ``untracked`` (``fnmatch`` patterns), sorted; outside a git checkout,
-    every file but those in a :data:`GENERATED` folder or a folder named with a dot."""
-    try:
-        tracked, others = (
-            _git_files(root, kind) for kind in (["--cached"], ["--others", "--exclude-standard"])
-        )
-        files = {root / n for n in tracked} | {
-            root / n for n in others if any(fnmatch(n, p) for p in untracked)
-        }
-    except (OSError, subprocess.CalledProcessError):  # not a git checkout
-        files = {p for p in root.rglob("*") if not any(map(generated, p.relative_to(root).parts[:-1]))}
-    return tuple(sorted(p for p in files if p.is_file()))
-
-
-def _git_files(root: Path, options: list[str]) -> list[str]:
-    listed = subprocess.run(["git", "ls-files", "-z", *options], cwd=root, capture_output=True, check=True)
-    return [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name]
-
-
-def generated(folder: str) -> bool:
-    """Whether a folder of this name holds generated files (outside a git checkout)."""
-    return folder in GENERATED or folder.startswith(".")
 
 
 _hashes: dict[Path, tuple[int, int, str]] = {}
@@ -110,43 +73,3 @@ def files_digest(paths: Iterable[Path], root: Path) -> str:
     for path in sorted(set(paths), key=str):
         digest.update(f"{name_under(path, root)}\0{file_digest(path)}\n".encode())
     return digest.hexdigest()
-
-
-def installed(paths: Iterable[str]) -> list[tuple[Path, str]]:
-    """The installed distributions on ``paths`` (entries of ``sys.path``), each as its metadata
-    folder and a hash of its ``RECORD`` (every installed file with its own hash) and
-    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
-    read, gets a hash that never repeats."""
-    found = []
-    for entry in paths:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:  # a zip file, a folder that is gone
-            continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info", ".egg-link")):
-                continue
-            folder, digest = Path(entry or ".") / name, hashlib.sha256()
-            try:
-                for part in ("RECORD", "direct_url.json"):
-                    if (folder / part).is_file():
-                        digest.update((folder / part).read_bytes())
-                known = not editable(folder)
-            except OSError:  # unreadable: not known either
-                known = False
-            if not known:  # a key that never repeats
-                digest.update(os.urandom(16))
-            found.append((folder, digest.hexdigest()[:16]))
-    return found
-
-
-def editable(metadata: Path) -> bool:
-    """Whether the distribution of this metadata folder is installed in editable mode: its code
-    lives elsewhere and changes without a new install."""
-    if metadata.name.endswith(".egg-link"):
-        return True
-    try:
-        source = json.loads((metadata / "direct_url.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(source.get("dir_info", {}).get("editable"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jaxbook import runtime
 from jaxbook.deps import project_dependencies
-from jaxbook.files import files_digest, installed
+from jaxbook.files import files_digest
 
 PACKAGE = Path(__file__).resolve().parent
 #: The code each key holds, as entry points: the kernel, from which the execution store's results
@@ -106,7 +106,7 @@ def site_packages() -> list[str]:
 
 def packages(paths: Iterable[str]) -> str:
     """A hash of the distributions installed on ``paths``, each by its files
-    (:func:`jaxbook.files.installed`; an editable one never repeats), read once per process
+    (:func:`installed`; an editable one never repeats), read once per process
     while the folders holding them are unchanged."""
     return _packages(tuple((p, _mtime(p)) for p in paths))
 
@@ -123,3 +123,36 @@ def _packages(folders: tuple[tuple[str, int | None], ...]) -> str:
     found = installed(folder for folder, _ in folders)
     names = "\n".join(f"{folder.name} {digest}" for folder, digest in found)  # wherever the checkout
     return hashlib.sha256(names.encode()).hexdigest()[:16]
+
+
+def installed(paths: Iterable[str]) -> list[tuple[Path, str]]:
+    """The installed distributions on ``paths`` (entries of ``sys.path``), each as its metadata
+    folder and a hash of its ``RECORD`` (every installed file with its own hash) and
+    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
+    read, gets a hash that never repeats."""
+    found = []
+    for entry in paths:
+        folder = Path(entry or ".")
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:  # a zip file, a folder that is gone
+            continue
+        metadata = [folder / n for n in names if n.endswith((".dist-info", ".egg-info", ".egg-link"))]
+        found.extend((m, _installed_files(m)) for m in metadata)
+    return found
+
+
+def _installed_files(metadata: Path) -> str:
+    digest, known = hashlib.sha256(), not metadata.name.endswith(".egg-link")
+    try:
+        for part in ("RECORD", "direct_url.json"):
+            if (metadata / part).is_file():
+                digest.update((metadata / part).read_bytes())
+        if (metadata / "direct_url.json").is_file():
+            source = json.loads((metadata / "direct_url.json").read_text(encoding="utf-8"))
+            known = known and not source.get("dir_info", {}).get("editable")
+    except (OSError, ValueError):  # unreadable: not known either
+        known = False
+    if not known:  # a key that never repeats
+        digest.update(os.urandom(16))
+    return digest.hexdigest()[:16]

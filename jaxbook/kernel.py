@@ -1,9 +1,8 @@
-"""The Jupyter kernel that executes the book's snippets: IPython's kernel with two functions,
-called by :mod:`jaxbook.execute` with plain code: ``__jaxbook_page__()`` makes it a fresh kernel
-for the next page (:func:`new_page`), and ``__jaxbook_run__(path)`` runs a snippet under the
-contract (:func:`jaxbook.snippet.execute`) and keeps what the reader sees as a
-:class:`jaxbook.store.CellResult` in ``__jaxbook_result__``. The kernel compares nothing: a snippet
-that breaks its contract is recorded like any other, with why in ``contract``.
+"""The Jupyter kernel that executes the book's snippets: IPython's kernel with two functions that
+:mod:`jaxbook.execute` calls: ``__jaxbook_page__()`` makes it a fresh kernel for the next page
+(:func:`new_page`); ``__jaxbook_run__(path)`` runs a snippet under the contract and keeps its
+:class:`jaxbook.results.CellResult` in ``__jaxbook_result__``. It compares nothing: a broken
+contract is recorded like any other result, with why in ``contract``.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jaxbook import book_root, runtime
+from jaxbook.results import CellResult
 
 runtime.configure()  # no compilation cache: a first call compiles, as on a reader's machine
 os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
@@ -73,10 +73,9 @@ def jupyter_outputs(events: list) -> list[dict]:
     return [o for o in found if o["output_type"] != "stream" or o["text"]]
 
 
-def run(path: Path, shell=None):
+def run(path: Path, shell=None) -> CellResult:
     """Run the snippet at ``path`` under the contract; return its :class:`CellResult`."""
     from jaxbook import outputs, snippet
-    from jaxbook.store import CellResult
 
     name = snippet.display_path(path)
     events: list = []
@@ -86,21 +85,16 @@ def run(path: Path, shell=None):
     def on_display(msg):
         if msg.get("msg_type") in ("display_data", "execute_result"):
             content = msg.get("content", {})
-            events.append(
-                (
-                    "display",
-                    {
-                        "output_type": "display_data",
-                        "data": content.get("data", {}),
-                        "metadata": content.get("metadata", {}),
-                    },
-                )
-            )
+            shown = {"data": content.get("data", {}), "metadata": content.get("metadata", {})}
+            events.append(("display", {"output_type": "display_data", **shown}))
         return msg
 
+    def error(ename: str, evalue: str, traceback: str) -> None:
+        shown = {"ename": ename, "evalue": evalue, "traceback": [traceback]}
+        events.append(("error", {"output_type": "error", **shown}))
+
     hooks = getattr(getattr(shell, "display_pub", None), "register_hook", None)
-    stdout = sys.stdout
-    tee = _Tee(stdout, events)
+    tee = _Tee(sys.stdout, events)
     if hooks:
         shell.display_pub.register_hook(on_display)
     try:
@@ -110,49 +104,26 @@ def run(path: Path, shell=None):
             result.declared = declared.raises if declared else None
         except snippet.SnippetError:
             pass  # execute() reports the malformed declaration
-        seen: list[str] = []
         # One stream, in program order: what a snippet writes to stderr (warnings, logs) is
         # recorded with what it prints, so the page and the expected output never reorder them.
         with contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee), snippet.restored_state():
-            try:
-                _, error = snippet.execute(
-                    source,
-                    path,
-                    snippet.main_namespace(path.resolve()),
-                    timeout=runtime.SNIPPET_TIMEOUT,
-                    observed=seen,
-                )
-            finally:
-                result.warnings = seen
-        if error is not None:
-            result.raised = snippet._class_path(error)
-            trimmed = "".join(snippet.trimmed_traceback(error)).rstrip()
-            events.append(
-                (
-                    "error",
-                    {
-                        "output_type": "error",
-                        "ename": type(error).__name__,
-                        "evalue": snippet.scrub(str(error)),
-                        "traceback": [trimmed],
-                    },
-                )
+            namespace = snippet.main_namespace(path.resolve())
+            _, raised = snippet.execute(
+                source, path, namespace, timeout=runtime.SNIPPET_TIMEOUT, observed=result.warnings
             )
+        if raised is not None:
+            result.raised = snippet._class_path(raised)
+            trimmed = "".join(snippet.trimmed_traceback(raised)).rstrip()
+            error(type(raised).__name__, snippet.scrub(str(raised)), trimmed)
     except snippet.SnippetError as exc:
         cause = exc.__cause__
         result.raised = snippet._class_path(cause) if cause else None
         result.contract = str(exc)
         text = f"SnippetError: {exc}"
         if cause is not None:
-            text = (
-                "".join(snippet.trimmed_traceback(cause)) + "\nThe above broke the snippet contract:\n" + text
-            )
-        events.append(
-            (
-                "error",
-                {"output_type": "error", "ename": "SnippetError", "evalue": str(exc), "traceback": [text]},
-            )
-        )
+            trimmed = "".join(snippet.trimmed_traceback(cause))
+            text = f"{trimmed}\nThe above broke the snippet contract:\n{text}"
+        error("SnippetError", str(exc), text)
     except OSError as exc:
         result.contract = f"{name}: cannot be read: {exc}"
     finally:
@@ -215,15 +186,10 @@ class Baseline:
 
 
 def new_page(shell, baseline: Baseline) -> None:
-    """Make the kernel what a fresh one would be for the next page.
-
-    Snippets already run in fresh namespaces with JAX's configuration and NumPy's print options
-    restored (:func:`jaxbook.snippet.restored_state`); between pages this also drops the book's own
-    modules (snippet helpers are imported afresh), JAX's compilation caches (a "first call
-    compiles" example compiles), open figures and Matplotlib settings, the global random state of
-    ``random`` and NumPy (seeded afresh, as in a new process), warning filters, environment
-    variables, ``sys.path``, the working directory, the user namespace and the execution count.
-    """
+    """Make the kernel what a fresh one would be for the next page: the book's modules imported
+    afresh, JAX's caches cleared (a first call compiles), figures, Matplotlib settings, random
+    states, warning filters, the environment, ``sys.path``, the working directory, the user
+    namespace and the execution count as a new process has them."""
     import random
 
     import jax
@@ -263,10 +229,8 @@ def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
     from IPython.core import application
 
-    # IPython reads configuration from its profile (an empty folder of the kernel's own,
-    # jaxbook.execute.without_user_settings) and from folders of the machine and of the Python
-    # environment (/etc/ipython, /usr/local/etc/ipython, sys.prefix/etc/ipython), whose files
-    # could run code before every snippet (exec_lines) and which no key holds: not those.
+    # No configuration but the kernel's own empty profile: not the machine's or the Python
+    # environment's (/etc/ipython, ...), whose exec_lines no key holds.
     application.SYSTEM_CONFIG_DIRS.clear()
     application.ENV_CONFIG_DIRS.clear()
     app = IPKernelApp.instance()

@@ -203,7 +203,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", nargs="*", help="problem names (default: every problem)")
     args = parser.parse_args(argv)
-    runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
+    runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
     os.environ["JAXBOOK_RECHECK"] = "1"  # never skip a test as "unchanged since it passed"
     sys.path.insert(0, str(ROOT))
     # imported once here, before any fork (JAX starts no backend until its first computation)

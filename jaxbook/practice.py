@@ -340,7 +340,7 @@ def main(argv=None) -> int:
     """``make check``: one line per test and a verdict; exit status 2 for a bad name."""
     import argparse
 
-    from jaxbook import ROOT, runtime  # the repository's: a notebook never runs main()
+    from jaxbook import ROOT, layout, runtime  # the repository's: a notebook never runs main()
 
     parser = argparse.ArgumentParser(description="Check an attempt at a practice problem (make check)")
     parser.add_argument("problem")
@@ -354,7 +354,7 @@ def main(argv=None) -> int:
         return 2
     shown = (folder / f"{args.impl}.py").relative_to(args.practice.parent)
     # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
-    runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
+    runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
     code, summary, error = run(folder, args.impl, args.practice)
     if summary is None:
         print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)

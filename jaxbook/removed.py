@@ -1,14 +1,8 @@
-"""Nothing the book no longer has stays published.
-
-Sphinx forgets a removed source but keeps the files it wrote for it, so an incremental build would
-still publish the old page (its HTML, and its source and notebook under ``_sources``), which the
-menu and the search no longer lead to. When the build finishes, even if it failed, the files of
-every page that an earlier build published and whose source is gone are deleted. The pages
-published are recorded in the doctree folder (:data:`RECORD`) at the end of each build, after the
-deletions: a build stopped before it finished (Sphinx has stored its environment without the page
-by then, and the next build does not report it as removed again) leaves the record as it was, so
-the next build still finds the page and deletes its files. Only pages of the book's sources are
-ever deleted, never a page another extension writes (the 404 page without a source, an extra path).
+"""Nothing the book no longer has stays published: Sphinx forgets a removed source but keeps the
+files it wrote for it. When a build finishes, even a failed one, the files of every page that the
+last finished build recorded (:data:`RECORD`) and whose source is gone are deleted; the record is
+written after the deletions, so a build stopped before it finished leaves it for the next one.
+Only pages of the book's sources are deleted, never a page another extension writes (the 404 page).
 """
 
 from __future__ import annotations
@@ -18,8 +12,7 @@ from pathlib import Path
 
 from jaxbook.files import write_atomic
 
-#: What the HTML build writes for a page besides ``<docname>.html``: ``_sources/<docname><suffix>``
-#: (the source, for download, with or without Sphinx's ``.txt``, and the reader's notebook).
+#: What the HTML build writes for a page under ``_sources/<docname>`` besides ``<docname>.html``.
 SOURCE_SUFFIXES = (".md", ".ipynb", ".md.txt", ".ipynb.txt", ".txt")
 #: The pages the last finished build published (their docnames), in the doctree folder.
 RECORD = "jaxbook-published.json"

@@ -10,17 +10,11 @@ import os
 import platform
 from pathlib import Path
 
-from jaxbook import layout
-
 #: Number of emulated CPU devices. Change it here and nowhere else.
 DEVICE_COUNT = 8
 
-#: Environment variables that fix JAX's platform and device count, and turn on JAX's key-reuse
-#: checker: a snippet or test that uses a typed PRNG key twice raises ``KeyReuseError``. A snippet
-#: that shows reuse on purpose says so in its code, ``jax.config.update("jax_debug_key_reuse",
-#: False)``; the build restores the configuration after each snippet. Printed jaxprs are plain text
-#: everywhere: JAX colours them in Jupyter (and in a terminal) unless told not to, and the
-#: reader's notebook sets these variables too (:mod:`jaxbook.downloads`).
+#: JAX's platform and device count, its key-reuse checker on (a snippet showing reuse turns it off
+#: in its code) and jaxprs printed without colour; the reader's notebook sets these too.
 JAX_ENV = {
     "JAX_PLATFORMS": "cpu",
     "XLA_FLAGS": f"--xla_force_host_platform_device_count={DEVICE_COUNT}",
@@ -28,11 +22,8 @@ JAX_ENV = {
     "JAX_PPRINT_USE_COLOR": "false",  # Upstream: JAX colours jaxprs in Jupyter (docs/upstream.md, JAX 0.12)
 }
 
-#: XLA flags that make this machine compile as another CPU does: an older instruction set than its
-#: own (``--xla_cpu_max_isa``) or narrower vectors (``--xla_cpu_prefer_vector_width``). The last
-#: digits of float results depend on both (the order of a vectorised sum; float16 arithmetic with or
-#: without AVX-512), so expected outputs are checked under one of these besides the machine's own.
-#: ``JAXBOOK_AS_CPU=<name>`` applies one to the book's kernel and ``python -m jaxbook.run``.
+#: XLA flags that make this machine compile as another CPU (an older instruction set, narrower
+#: vectors), on whose choice the last digits of float results depend: ``JAXBOOK_AS_CPU=<name>``.
 OTHER_CPUS = {
     # x86-64 without AVX-512: most laptops, AMD before Zen 4, many CI and hosting machines
     "avx2": "--xla_cpu_max_isa=AVX2",
@@ -46,10 +37,8 @@ OTHER_CPUS = {
     "avx": "--xla_cpu_max_isa=AVX",
 }
 
-#: Where ``make test`` checks that outputs hold on another CPU: the reader-notebook test runs every
-#: page in a kernel compiling for this one (``None``: this machine has no other to emulate). On
-#: x86-64 it differs from any build machine in vector width and, with AVX-512, in instruction set;
-#: an Arm CPU's NEON vectors are already 128 bits wide and XLA has no older ISA to choose there.
+#: The CPU the reader-notebook test compiles every page as (``None``: none to emulate; on Arm,
+#: NEON's vectors are already 128 bits wide and XLA has no older instruction set to choose).
 READER_CPU = "avx2-128" if platform.machine().lower() in ("x86_64", "amd64") else None
 
 
@@ -66,10 +55,9 @@ DEVICE_VARIABLES = ("JAX_PLATFORMS", "XLA_FLAGS")
 
 
 def devices() -> str | int:
-    """Which devices this process runs on (``JAXBOOK_DEVICES``): unset or ``cpu``, the book's
-    :data:`DEVICE_COUNT` emulated CPU devices; ``cpu:N``, N of them (``cpu:1`` stands in for a
-    machine with one accelerator); ``own``, the devices JAX finds itself (a GPU or TPU when there
-    is one: the accelerator check, :mod:`jaxbook.accelerator`). Returns ``"own"`` or the count."""
+    """Which devices this process runs on (``JAXBOOK_DEVICES``): ``cpu`` (default), the book's
+    :data:`DEVICE_COUNT` emulated CPU devices; ``cpu:N``, N of them; ``own``, those JAX finds
+    itself (a GPU or TPU: the accelerator check). Returns ``"own"`` or the count."""
     value = os.environ.get("JAXBOOK_DEVICES", "cpu").strip() or "cpu"
     if value == "own":
         return value
@@ -94,22 +82,13 @@ def jax_env() -> dict[str, str]:
     return env
 
 
-#: Where test runs and ``make check`` keep JAX's compilation cache (:func:`compilation_cache_env`).
-TEST_COMPILATION_CACHE = layout.JAX_CACHE
-
 #: Seconds one snippet may run before it is stopped with an error naming its file and line.
 SNIPPET_TIMEOUT = int(os.environ.get("JAXBOOK_SNIPPET_TIMEOUT", "300"))
 
 
 def compilation_cache_env(folder: Path) -> dict[str, str]:
-    """JAX's persistent compilation cache in ``folder``, for test runs and ``make check`` only.
-
-    A program that one test compiled is loaded from the cache by the next test, worker, practice
-    run or notebook kernel that needs it: the same executable a compile would give, and JAX still
-    reports it as a compilation (``/jax/core/compile/backend_compile_duration``). The build never
-    uses it (:func:`configure` without ``compilation_cache`` removes it): a page shows what a
-    reader's first run does, where a first call compiles and ``jax.log_compiles`` logs it.
-    """
+    """JAX's persistent compilation cache in ``folder``, for test runs and ``make check`` only:
+    never the build's, whose pages show a reader's first run, where a first call compiles."""
     return {
         "JAX_COMPILATION_CACHE_DIR": str(folder),
         # JAX caches only compilations slower than 1 s by default; most of ours take ~30 ms.
@@ -122,7 +101,7 @@ CACHE_VARIABLES = tuple(compilation_cache_env(Path()))
 
 
 def configure(environ: dict | None = None, compilation_cache: Path | None = None) -> dict:
-    """Apply :data:`JAX_ENV` (:func:`jax_env`: with ``JAXBOOK_AS_CPU``'s flags) to ``environ`` (default ``os.environ``) and return it, with JAX's
+    """Apply :func:`jax_env` to ``environ`` (default ``os.environ``) and return it, with JAX's
     compilation cache in ``compilation_cache`` (:func:`compilation_cache_env`) or without one.
 
     Must run before ``import jax``; raises if JAX was already imported with other settings.
@@ -157,11 +136,8 @@ def configure(environ: dict | None = None, compilation_cache: Path | None = None
     return env
 
 
-#: What else of the kernel's environment can change what a snippet prints, besides :data:`JAX_ENV`
-#: (which :func:`configure` sets) and the compilation cache (which it removes): JAX's and XLA's
-#: other settings (``JAX_ENABLE_X64``, ``JAX_DEFAULT_MATMUL_PRECISION``, ...) and matplotlib's
-#: backend. (``JAXBOOK_SNIPPET_TIMEOUT`` is not one: a snippet stopped at its limit broke its
-#: contract, and such a result is never kept.)
+#: What else of the kernel's environment can change what a snippet prints: JAX's and XLA's other
+#: settings (``JAX_ENABLE_X64``, ...) and matplotlib's backend.
 KERNEL_PREFIXES = ("JAX_", "XLA_")
 KERNEL_VARIABLES = ("MPLBACKEND",)
 
@@ -180,9 +156,8 @@ def kernel_settings(environ: dict | None = None) -> dict[str, str]:
 
 
 def execution_key() -> str:
-    """The JAX/jaxlib versions and the settings :func:`configure` gives the kernel (the
-    devices); ``make upgrade`` prints it. Part of every key's environment
-    (:func:`jaxbook.fingerprint.environment`)."""
+    """The JAX/jaxlib versions and the settings :func:`configure` gives the kernel (part of every
+    key's environment; ``make upgrade`` prints it)."""
     settings = ";".join(f"{k}={v}" for k, v in sorted(jax_env().items()))
     return f"{_versions()};{settings}"
 
@@ -218,7 +193,7 @@ def cpu() -> str:
 
 @functools.cache
 def _cpu_flags() -> frozenset[str]:
-    """The processor's feature flags from /proc/cpuinfo, read once per process (none but on Linux)."""
+    """The processor's feature flags from /proc/cpuinfo (none but on Linux)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as info:
             for line in info:
@@ -231,7 +206,6 @@ def _cpu_flags() -> frozenset[str]:
 
 def stamp() -> dict:
     """Describe the environment that produced the outputs (call after :func:`configure`)."""
-
     import jax
 
     return {

@@ -1,23 +1,12 @@
 """The execution store: each page's snippets executed once, the results kept by content.
 
-A page's cells run in order in one kernel, reset to a fresh state first (a reader runs a page's
-notebook top to bottom, so a cell may see what earlier cells left in the process, such as JAX's
-caches). The unit of execution is therefore the page, and its result is kept under a key made of
-everything that can change it (:func:`page_key`):
-
-- the page's snippets in order, and the content of each and of every project module it imports;
-- the kernel's code (:func:`jaxbook.fingerprint.machinery`: the modules it imports);
-- the kernel's environment (:func:`jaxbook.fingerprint.environment`).
-
-``_build/store/<key>.json`` holds a :class:`PageResult`: for each cell, what the reader sees
-(Jupyter outputs), the normalised text compared with the ``.out`` file, and what the contract saw
-(declared and raised errors, deprecations, a broken contract). Whether an output matches its
-``.out`` file is not stored: it depends on the ``.out`` file, and each consumer decides it with
-:mod:`jaxbook.compare`. The build, ``make outputs``, ``make upgrade``, the snippet tests and the
-bench all read results from here and execute only what is missing (:mod:`jaxbook.execute`).
-
-Writes are atomic (a temporary file, then a rename): a build killed at any moment leaves either a
-complete result or none, never one that a later run trusts wrongly.
+A page's cells run in order in one kernel reset to a fresh state, as a reader runs its notebook,
+so the page is the unit. Its :class:`~jaxbook.results.PageResult` is kept in
+``_build/store/<key>.json`` under :func:`page_key`: the snippets in order with the content of each
+and of every project module it imports, the kernel's code (:func:`jaxbook.fingerprint.machinery`)
+and its environment (:func:`jaxbook.fingerprint.environment`). Whether an output matches its
+``.out`` file is not stored: each consumer decides it (:mod:`jaxbook.verdict`). Writes are
+atomic, so a build killed at any moment leaves a complete result or none.
 """
 
 from __future__ import annotations
@@ -25,45 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from jaxbook import fingerprint, layout
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
-
-STORE = layout.STORE
-
-
-@dataclass
-class CellResult:
-    """What one snippet did when its page ran (``snippet``: its path under the book's root)."""
-
-    snippet: str
-    outputs: list = field(default_factory=list)  # Jupyter outputs (nbformat 4 dicts), in order
-    text: str = ""  # what the page shows, normalised (jaxbook.outputs.normalise)
-    declared: str | None = None  # the '# raises:' declaration
-    raised: str | None = None  # what it raised
-    warnings: list = field(default_factory=list)  # deprecations seen, "Class: message"
-    contract: str | None = None  # None: the contract held; else why it broke
-    seconds: float = 0.0
-
-
-@dataclass
-class PageResult:
-    page: str  # the page's path under the book's root
-    key: str
-    inputs: dict  # {path: sha256} of every file the page's snippets ran
-    cells: list  # [CellResult], one per snippet, in the page's order
-    environment: str
-    seconds: float = 0.0
-
-    def cell(self, snippet: str) -> CellResult | None:
-        return next((c for c in self.cells if c.snippet == snippet), None)
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from jaxbook.results import CellResult, PageResult
 
 
 def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
@@ -71,7 +28,8 @@ def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
     found = {}
     for snippet in snippets:
         for path in project_dependencies(snippet.resolve(), root):
-            found.setdefault(path.relative_to(root).as_posix(), _sha256(path))
+            name = path.relative_to(root).as_posix()
+            found.setdefault(name, hashlib.sha256(path.read_bytes()).hexdigest())
     return found
 
 
@@ -85,9 +43,8 @@ def page_key(snippets: list[Path], root: Path) -> tuple[str, dict[str, str]]:
 
 
 def folder(root: Path) -> Path:
-    """The store of the book at ``root``: ``_build/store``, or ``$JAXBOOK_STORE`` (the bench keeps
-    its own, so that its clean build starts from nothing)."""
-    return Path(os.environ.get("JAXBOOK_STORE") or root / STORE)
+    """The store of the book at ``root``, or ``$JAXBOOK_STORE`` (the bench's clean build's own)."""
+    return Path(os.environ.get("JAXBOOK_STORE") or root / layout.STORE)
 
 
 def path_of(key: str, root: Path) -> Path:
@@ -121,10 +78,8 @@ def durations(root: Path) -> dict[str, float]:
 
 
 def record_duration(page: str, seconds: float, root: Path) -> None:
-    """Remember how long ``page`` took (a hint for scheduling: two processes writing at once
-    may lose one figure, never corrupt the file)."""
+    """Remember how long ``page`` took (a hint: two processes writing at once may lose one
+    figure, never corrupt the file)."""
     path = folder(root) / "durations.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    known = durations(root)
-    known[page] = round(seconds, 2)
-    write_atomic(path, json.dumps(known, indent=0, sort_keys=True))
+    write_atomic(path, json.dumps({**durations(root), page: round(seconds, 2)}, indent=0, sort_keys=True))

@@ -1,7 +1,7 @@
 """Verdicts: whether a cell's result holds its contract and matches its expected output, and
 what to tell the contributor when it does not.
 
-:func:`verdict` turns a :class:`jaxbook.store.CellResult` into ``None`` (it holds) or a
+:func:`verdict` turns a :class:`jaxbook.results.CellResult` into ``None`` (it holds) or a
 :class:`Finding`: one line for the terminal, at the page and line of the cell (the snippet, what
 is wrong, and the one command that fixes or accepts it), and the details (the contract's message,
 or which numbers differ and a unified diff) for the report file. The build, the snippet tests and
@@ -19,8 +19,8 @@ from jaxbook import compare, layout, outputs
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
+from jaxbook.results import CellResult
 from jaxbook.snippet import SnippetError, parse_tolerance, source_of
-from jaxbook.store import CellResult
 
 
 @dataclass(frozen=True)

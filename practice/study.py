@@ -220,7 +220,7 @@ def serve(connection, practice: Path) -> None:
     with open(state / "worker.log", "a") as log:
         os.dup2(log.fileno(), 1)
         os.dup2(log.fileno(), 2)
-    runtime.configure(compilation_cache=ROOT / runtime.TEST_COMPILATION_CACHE)
+    runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
     import hypothesis  # noqa: F401  (imported once here, not by each check)
     import jax.numpy as jnp
 

@@ -96,57 +96,49 @@ def assert_reported(build, page, *needles):
         assert needle in text, f"{needle!r} not in the report about guide/{page}:\n{text}"
 
 
+#: Each bad page of the broken book: what its report says, its location first.
+REPORTED = {
+    "boom": ("snippets/demo/boom.py:4", "ValueError: boom", "declares no error"),
+    "quiet": ("snippets/demo/quiet.py:1", "declares '# raises: TypeError' but raised nothing"),
+    "other": ("snippets/demo/other.py:5", "declares '# raises: TypeError' but raised ValueError"),
+    # a subclass of the declared type, located at the line inside f that raised it
+    "sub": ("snippets/demo/sub.py:6", "but raised jax.errors.TracerBoolConversionError"),
+    "msg": ("snippets/demo/msg.py:3", "does not match '# match: ^never$'"),
+    "warn": ("a-label-that-does-not-exist", "WARNING"),
+    "typo": (
+        "snippets/demo/typo.py:2",
+        "'TypeEror' is not an exception class",
+        "snippets/demo/late.py:2",
+        "must be in the comment block at the top",
+    ),
+    "inline": ("guide/inline.md:11", "must not contain inline code"),
+    "bare": ("guide/bare.md:1", "must start with the top matter"),
+    "allowed": ("guide/allowed.md:3", "sets 'execution_allow_errors' under 'mystnb'"),
+    "epigraph": ("epigraph.md:9", "the directive {epigraph} has no form"),
+    "missing": (":load: ../snippets/demo/nowhere.py", "snippet file not found: snippets/demo/nowhere.py"),
+    "tagged": (":tags: [raises-exception]", "the tag 'raises-exception'"),
+}
+
+
+def location(book, page: str, where: str) -> str:
+    """``where``, or the page and line of the line of its source that ``where`` is."""
+    lines = (book.root / "guide" / f"{page}.md").read_text().splitlines()
+    return f"guide/{page}.md:{lines.index(where) + 1}" if where in lines else where
+
+
 @broken_book
-def test_a_directive_the_readers_notebook_cannot_show_fails_the_build_at_its_line(broken):
-    assert_reported(broken[1], "epigraph", "epigraph.md:9", "the directive {epigraph} has no form")
+@pytest.mark.parametrize("page", REPORTED)
+def test_each_broken_contract_fails_the_build_naming_its_file_and_line(broken, page):
+    where, *needles = REPORTED[page]
+    assert_reported(broken[1], page, location(broken[0], page, where), *needles)
+
+
+@broken_book
+def test_a_rejected_cell_is_not_published_and_a_good_page_is(broken):
+    assert "ValueError" not in broken[1].page("tagged")  # the cell is not run, let alone published
     assert not (broken[1].html / "_sources" / "guide" / "epigraph.ipynb").exists()
-
-
-@broken_book
-def test_undeclared_exception_fails_the_build(broken):
-    assert_reported(broken[1], "boom", "snippets/demo/boom.py:4", "ValueError: boom", "declares no error")
-
-
-@broken_book
-def test_declared_error_that_is_not_raised_fails_the_build(broken):
-    assert_reported(
-        broken[1], "quiet", "snippets/demo/quiet.py:1", "declares '# raises: TypeError' but raised nothing"
-    )
-
-
-@broken_book
-def test_different_exception_type_fails_the_build(broken):
-    assert_reported(
-        broken[1], "other", "snippets/demo/other.py:5", "declares '# raises: TypeError' but raised ValueError"
-    )
-
-
-@broken_book
-def test_subclass_of_declared_type_fails_the_build(broken):
-    # The location is the line inside f where the error was raised.
-    assert_reported(
-        broken[1], "sub", "snippets/demo/sub.py:6", "but raised jax.errors.TracerBoolConversionError"
-    )
-
-
-@broken_book
-def test_message_pattern_mismatch_fails_the_build(broken):
-    assert_reported(broken[1], "msg", "snippets/demo/msg.py:3", "does not match '# match: ^never$'")
-
-
-@broken_book
-def test_missing_snippet_file_fails_the_build(broken):
-    book = broken[0]
-    page = book.root / "guide" / "missing.md"
-    line = page.read_text().splitlines().index(":load: ../snippets/demo/nowhere.py") + 1
-    assert_reported(
-        broken[1], "missing", f"guide/missing.md:{line}", "snippet file not found: snippets/demo/nowhere.py"
-    )
-
-
-@broken_book
-def test_sphinx_warning_fails_the_build(broken):
-    assert_reported(broken[1], "warn", "a-label-that-does-not-exist", "WARNING")
+    assert not reports(broken[1], "good")
+    assert "fine" in broken[1].page("good")
 
 
 def test_one_warning_alone_fails_the_build(tmp_path):
@@ -158,63 +150,14 @@ def test_one_warning_alone_fails_the_build(tmp_path):
 
 
 @broken_book
-def test_malformed_declaration_names_file_and_line(broken):
-    assert_reported(
-        broken[1],
-        "typo",
-        "snippets/demo/typo.py:2",
-        "'TypeEror' is not an exception class",
-        "snippets/demo/late.py:2",
-        "must be in the comment block at the top",
-    )
-
-
-@broken_book
-def test_inline_code_cell_is_rejected(broken):
-    assert_reported(broken[1], "inline", "guide/inline.md:11", "must not contain inline code")
-
-
-@broken_book
-def test_page_without_top_matter_is_rejected(broken):
-    assert_reported(broken[1], "bare", "guide/bare.md:1", "must start with the top matter")
-
-
-@broken_book
-def test_a_tag_that_lets_any_exception_through_is_rejected(broken):
-    book = broken[0]
-    line = (book.root / "guide" / "tagged.md").read_text().splitlines().index(":tags: [raises-exception]")
-    assert_reported(broken[1], "tagged", f"guide/tagged.md:{line + 1}", "the tag 'raises-exception'")
-    assert "ValueError" not in broken[1].page("tagged")  # the cell is not run, let alone published
-
-
-@broken_book
-def test_a_page_cannot_change_how_its_cells_run(broken):
-    assert_reported(
-        broken[1], "allowed", "guide/allowed.md:3", "sets 'execution_allow_errors' under 'mystnb'"
-    )
-
-
-@broken_book
-def test_good_page_is_built_and_not_reported(broken):
-    assert not reports(broken[1], "good")
-    assert "fine" in broken[1].page("good")
-
-
-@broken_book
 def test_failed_page_is_executed_again_on_the_next_build(broken):
     # Nothing changed, yet every failed page runs again and fails again: no stale pass.
     again = broken[2]
     executed = set(re.findall(r"jaxbook: executed guide/(\w+)\.md", again.output))
     assert {"boom", "quiet", "other", "sub", "msg"} <= executed, again.output
     assert "good" not in executed
-    for page, needle in [
-        ("boom", "snippets/demo/boom.py:4"),
-        ("quiet", "raised nothing"),
-        ("other", "raised ValueError"),
-        ("sub", "TracerBoolConversionError"),
-        ("msg", "does not match"),
-    ]:
-        assert_reported(again, page, needle)
+    for page in ("boom", "quiet", "other", "sub", "msg"):
+        assert_reported(again, page, *REPORTED[page])
 
 
 def test_snippet_that_times_out_names_file_and_line(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ import sys
 import jax
 import pytest
 
-from jaxbook import ROOT, runtime
+from jaxbook import ROOT, layout, runtime
 
 #: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
@@ -28,7 +28,7 @@ def test_execution_key_names_versions_and_devices():
 def test_tests_share_a_compilation_cache_and_the_build_kernel_has_none():
     """pytest (and every process it starts) uses the test session's compilation cache; the
     book's kernel, even when a test starts it, compiles everything itself."""
-    assert jax.config.jax_compilation_cache_dir == str(ROOT / runtime.TEST_COMPILATION_CACHE)
+    assert jax.config.jax_compilation_cache_dir == str(ROOT / layout.JAX_CACHE)
     assert os.environ["JAX_COMPILATION_CACHE_DIR"] == jax.config.jax_compilation_cache_dir
     code = "import jaxbook.kernel, jax, os; print(jax.config.jax_compilation_cache_dir, 'JAX_COMPILATION_CACHE_DIR' in os.environ)"
     result = subprocess.run(

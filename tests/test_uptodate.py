@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT, fingerprint, layout, uptodate
-from jaxbook.files import installed, repository_files
+from jaxbook.fingerprint import installed
 from tests import pass_cache
 from tests.helpers import Book
 
@@ -73,6 +73,10 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     (root / "snippets" / "b.py").rename(root / "snippets" / "c.py")
     assert key() not in (before, new_file)  # a name is an input too
     (root / "snippets" / "c.py").unlink()
+    (root / "figures").mkdir()  # a folder no list names: its untracked files count too
+    (root / "figures" / "a.svg").write_text("<svg/>", encoding="utf-8")
+    assert key() != before
+    shutil.rmtree(root / "figures")
     assert key(command=[*command, "-E"]) != before
     for name, value in [
         ("JAXBOOK_JOBS", "1"),
@@ -151,7 +155,7 @@ def test_outside_git_generated_and_dot_folders_are_not_the_books(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("", encoding="utf-8")
     (tmp_path / ".readthedocs.yaml").write_text("", encoding="utf-8")
-    listed = [p.relative_to(tmp_path).as_posix() for p in repository_files(tmp_path)]
+    listed = [p.relative_to(tmp_path).as_posix() for p in uptodate.book_files(tmp_path)]
     assert listed == [".readthedocs.yaml", "guide/a.md"]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from jaxbook import compare, outputs, pages, runtime, store  # noqa: E402
+from jaxbook import compare, layout, outputs, pages, runtime, store  # noqa: E402
 from jaxbook.snippet import parse_tolerance, source_of  # noqa: E402
 
 OUT = ROOT / "_build" / "portability"
@@ -58,7 +58,7 @@ def run_book(name: str) -> dict[str, str]:
         [sys.executable, "-m", "jaxbook.accept", "COMPARE=1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL
     )
     found = {}
-    for path in (folder / store.STORE).rglob("*.json"):
+    for path in (folder / layout.STORE).rglob("*.json"):
         result = store.load(path.stem, folder)
         for cell in result.cells if result else []:
             found[cell.snippet] = cell.text
