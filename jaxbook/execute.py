@@ -11,8 +11,8 @@ import json
 import os
 import queue
 import tempfile
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from jaxbook import ROOT, book_root, fingerprint, pages, store
@@ -21,15 +21,6 @@ from jaxbook.results import CellResult, PageResult
 #: Seconds to wait for a kernel to start, and for one snippet (its own limit is shorter).
 START_TIMEOUT = 120
 RUN_TIMEOUT = 900
-
-
-def kernel_environment(root: Path, home: Path) -> dict:
-    """The environment of the book's kernel for the book at ``root``: none of the user's settings
-    (:func:`without_user_settings` in ``home``), this repository on ``PYTHONPATH``."""
-    env = without_user_settings(dict(os.environ), home)
-    env["JAXBOOK_ROOT"] = str(root)
-    env["PYTHONPATH"] = str(ROOT)
-    return env
 
 
 def without_user_settings(env: dict, home: Path) -> dict:
@@ -49,7 +40,6 @@ class Kernel:
         from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import KernelManager
 
-        self.root = root
         self._dir = tempfile.TemporaryDirectory(prefix="jaxbook-kernel-")
         specs = KernelSpecManager(kernel_dirs=[str(ROOT / "jaxbook" / "kernels")])
         self.km = KernelManager(
@@ -58,20 +48,23 @@ class Kernel:
             transport="ipc",  # a socket file of its own: kernels started at once never race for a port
             ip=os.path.join(self._dir.name, "k"),
         )
-        self.km.start_kernel(env=kernel_environment(root, Path(self._dir.name)), cwd=str(root))
+        env = without_user_settings(dict(os.environ), Path(self._dir.name))
+        self.km.start_kernel(env={**env, "JAXBOOK_ROOT": str(root), "PYTHONPATH": str(ROOT)}, cwd=str(root))
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=START_TIMEOUT)
 
     def request(self, code: str, result: str | None = None) -> str | None:
         """Execute ``code``; return the value of the variable ``result`` afterwards (a str)."""
-        expressions = {"result": result} if result else {}
-        msg_id = self.kc.execute(code, store_history=False, user_expressions=expressions, stop_on_error=False)
-        while True:
-            reply = self.kc.get_shell_msg(timeout=RUN_TIMEOUT)
-            if reply["parent_header"].get("msg_id") == msg_id:
-                break
-        self._drain(msg_id)
+        reply = self.kc.execute_interactive(
+            code,
+            store_history=False,
+            user_expressions={"result": result} if result else {},
+            allow_stdin=False,
+            stop_on_error=False,
+            timeout=RUN_TIMEOUT,
+            output_hook=lambda message: None,  # what it published: the result holds it
+        )
         content = reply["content"]
         if content.get("status") != "ok":
             raise RuntimeError(f"the book's kernel failed on {code!r}: {content.get('evalue')}")
@@ -79,20 +72,6 @@ class Kernel:
             return None
         value = content["user_expressions"]["result"]
         return ast.literal_eval(value["data"]["text/plain"])
-
-    def _drain(self, msg_id: str) -> None:
-        """Read what the kernel published for ``msg_id`` (the result already holds it)."""
-        while True:
-            try:
-                message = self.kc.get_iopub_msg(timeout=10)
-            except queue.Empty:
-                return
-            if (
-                message["parent_header"].get("msg_id") == msg_id
-                and message["msg_type"] == "status"
-                and message["content"].get("execution_state") == "idle"
-            ):
-                return
 
     def run_page(self, snippets: list[Path]) -> list[CellResult]:
         """Run ``snippets`` in order, as one page, in a fresh state."""
@@ -174,7 +153,7 @@ def book_pages_with_cells(root: Path) -> list[Path]:
     return [page for page in pages.book_pages(root) if pages.read(page).snippets()]
 
 
-def execute_book(root: Path | None = None, jobs: int | None = None, report=print) -> list[str]:
+def execute_book(root: Path | None = None, jobs: int | None = None) -> list[str]:
     """Fill the store for every page of the book: the missing pages run on ``jobs`` kernels
     (default: one per core), the longest first by their last duration. Returns the pages run."""
     root = (root or book_root()).resolve()
@@ -185,34 +164,22 @@ def execute_book(root: Path | None = None, jobs: int | None = None, report=print
     known = store.durations(root)
     missing.sort(key=lambda p: -known.get(p.relative_to(root).as_posix(), 60.0))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(missing)))
-    report(f"executing {len(missing)} page(s) on {jobs} kernel(s)", flush=True)
-    work: queue.Queue = queue.Queue()
+    print(f"executing {len(missing)} page(s) on {jobs} kernel(s)", flush=True)
+    work: queue.SimpleQueue = queue.SimpleQueue()
     for page in missing:
         work.put(page)
-    done: list[str] = []
-    errors: list[BaseException] = []
 
-    def worker():
+    def worker(_) -> list[str]:
+        """Run pages from ``work`` in one kernel until none is left; the pages it ran."""
         with Executor(root) as executor:
             while True:
                 try:
                     page = work.get_nowait()
                 except queue.Empty:
-                    break
-                try:
-                    result = executor.page(page)
-                except BaseException as exc:  # noqa: BLE001 - reported after the others finish
-                    errors.append(exc)
-                    continue
+                    return executor.executed
+                result = executor.page(page)
                 if result.page in executor.executed:
-                    report(executed_line(result), flush=True)
-            done.extend(executor.executed)
+                    print(executed_line(result), flush=True)
 
-    threads = [threading.Thread(target=worker, name=f"kernel-{i}") for i in range(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return done
+    with ThreadPoolExecutor(jobs, thread_name_prefix="kernel") as pool:
+        return [page for ran in pool.map(worker, range(jobs)) for page in ran]

@@ -58,16 +58,18 @@ def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
 
 def variables(reader: str, environ=None) -> dict[str, str]:
     """The variables of ``environ`` (default ``os.environ``) that can change what ``reader`` makes:
-    the kernel's (:func:`jaxbook.runtime.kernel_settings`); for the build also ``JAXBOOK_*`` and
-    :data:`BUILD_VARIABLES`; for the tests also every ``JAX_*``/``XLA_*`` one and ``PATH``."""
+    for the kernel, JAX's and XLA's settings but those :func:`jaxbook.runtime.configure` sets or
+    removes, and matplotlib's backend; for the build also ``JAXBOOK_*`` and :data:`BUILD_VARIABLES`;
+    for the tests also those configure sets, and ``PATH``."""
     env = os.environ if environ is None else environ
-    found = runtime.kernel_settings(env)
-    if reader != "kernel":
-        tests = reader == "tests"
-        prefixes = ("JAXBOOK_", *(runtime.KERNEL_PREFIXES if tests else ()))
-        names = (*BUILD_VARIABLES, *(("PATH",) if tests else ()))
-        found.update({n: v for n, v in env.items() if n.startswith(prefixes) or n in names})
-    return {n: found[n] for n in sorted(found)}
+    configured = () if reader == "tests" else (*runtime.JAX_ENV, *runtime.CACHE_VARIABLES)
+    prefixes = ("JAX_", "XLA_") + (("JAXBOOK_",) if reader != "kernel" else ())
+    names = (
+        ("MPLBACKEND",)
+        + (BUILD_VARIABLES if reader != "kernel" else ())
+        + (("PATH",) if reader == "tests" else ())
+    )
+    return {n: env[n] for n in sorted(env) if (n.startswith(prefixes) or n in names) and n not in configured}
 
 
 def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:
@@ -105,9 +107,9 @@ def site_packages() -> list[str]:
 
 
 def packages(paths: Iterable[str]) -> str:
-    """A hash of the distributions installed on ``paths``, each by its files
-    (:func:`installed`; an editable one never repeats), read once per process
-    while the folders holding them are unchanged."""
+    """A hash of the distributions installed on ``paths`` (entries of ``sys.path``), each by its
+    metadata folder's name and :func:`installed_files`, read once per process while the folders
+    holding them are unchanged."""
     return _packages(tuple((p, _mtime(p)) for p in paths))
 
 
@@ -120,29 +122,21 @@ def _mtime(folder: str) -> int | None:
 
 @functools.cache
 def _packages(folders: tuple[tuple[str, int | None], ...]) -> str:
-    found = installed(folder for folder, _ in folders)
-    names = "\n".join(f"{folder.name} {digest}" for folder, digest in found)  # wherever the checkout
-    return hashlib.sha256(names.encode()).hexdigest()[:16]
-
-
-def installed(paths: Iterable[str]) -> list[tuple[Path, str]]:
-    """The installed distributions on ``paths`` (entries of ``sys.path``), each as its metadata
-    folder and a hash of its ``RECORD`` (every installed file with its own hash) and
-    ``direct_url.json``. An editable install, whose code lives elsewhere, or one that cannot be
-    read, gets a hash that never repeats."""
     found = []
-    for entry in paths:
-        folder = Path(entry or ".")
+    for entry, _ in folders:
         try:
-            names = sorted(os.listdir(folder))
+            names = sorted(os.listdir(entry or "."))
         except OSError:  # a zip file, a folder that is gone
             continue
-        metadata = [folder / n for n in names if n.endswith((".dist-info", ".egg-info", ".egg-link"))]
-        found.extend((m, _installed_files(m)) for m in metadata)
-    return found
+        metadata = (n for n in names if n.endswith((".dist-info", ".egg-info", ".egg-link")))
+        found += [f"{n} {installed_files(Path(entry or '.') / n)}" for n in metadata]  # wherever the checkout
+    return hashlib.sha256("\n".join(found).encode()).hexdigest()[:16]
 
 
-def _installed_files(metadata: Path) -> str:
+def installed_files(metadata: Path) -> str:
+    """A hash of what the distribution of this metadata folder installed: its ``RECORD`` (every
+    file with its own hash) and ``direct_url.json``; one that never repeats for an editable
+    install, whose code lives elsewhere, or one that cannot be read."""
     digest, known = hashlib.sha256(), not metadata.name.endswith(".egg-link")
     try:
         for part in ("RECORD", "direct_url.json"):

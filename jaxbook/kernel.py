@@ -25,60 +25,33 @@ os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
 
 
 class _Tee:
-    """Record what a snippet writes in ``events`` (program order) and publish it on ``stream``.
+    """Record what a snippet writes in ``outputs`` (Jupyter's, in program order: consecutive text
+    as one stdout stream); any other use of the stream goes to ``stream`` (its encoding, isatty)."""
 
-    Text is held back and sent as one write at each flush: at the end of the snippet and before
-    every display (IPython's display publisher flushes ``sys.stdout`` first, so the order holds).
-    """
-
-    def __init__(self, stream, events: list):
-        self._stream, self._events, self._pending = stream, events, []
+    def __init__(self, stream, outputs: list):
+        self._stream, self._outputs = stream, outputs
 
     def write(self, text: str) -> int:
-        self._events.append(("text", text))
-        self._pending.append(text)
+        if self._outputs and self._outputs[-1]["output_type"] == "stream":
+            self._outputs[-1]["text"] += text
+        elif text:
+            self._outputs.append({"output_type": "stream", "name": "stdout", "text": text})
         return len(text)
 
     def flush(self) -> None:
-        if self._pending:
-            self._stream.write("".join(self._pending))
-            self._pending.clear()
-        self._stream.flush()
+        pass  # nothing held back: the result is all the executor reads
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
 
 
-def display_marker(data: dict) -> str:
-    """What a rich output contributes to the compared text: a marker naming its formats
-    (``[display: image/png]``); a plain-text display contributes its text."""
-    kinds = sorted(kind for kind in data if kind != "text/plain")
-    if not kinds:
-        return str(data.get("text/plain", "")) + "\n"
-    return f"[display: {', '.join(kinds)}]\n"
-
-
-def jupyter_outputs(events: list) -> list[dict]:
-    """The Jupyter outputs (nbformat 4) of ``events`` (``("text", str)`` or ``(kind, output)``):
-    consecutive text as one stdout stream, each other output as it is."""
-    found: list[dict] = []
-    for kind, value in events:
-        if kind == "text":
-            if found and found[-1]["output_type"] == "stream":
-                found[-1]["text"] += value
-            else:
-                found.append({"output_type": "stream", "name": "stdout", "text": value})
-        else:
-            found.append(value)
-    return [o for o in found if o["output_type"] != "stream" or o["text"]]
-
-
 def run(path: Path, shell=None) -> CellResult:
     """Run the snippet at ``path`` under the contract; return its :class:`CellResult`."""
-    from jaxbook import outputs, snippet
+    from jaxbook import snippet
+    from jaxbook.outputs import normalise
 
     name = snippet.display_path(path)
-    events: list = []
+    outputs: list = []  # Jupyter outputs (nbformat 4), in order
     result = CellResult(snippet=name)
     start = time.perf_counter()
 
@@ -86,15 +59,15 @@ def run(path: Path, shell=None) -> CellResult:
         if msg.get("msg_type") in ("display_data", "execute_result"):
             content = msg.get("content", {})
             shown = {"data": content.get("data", {}), "metadata": content.get("metadata", {})}
-            events.append(("display", {"output_type": "display_data", **shown}))
+            outputs.append({"output_type": "display_data", **shown})
         return msg
 
     def error(ename: str, evalue: str, traceback: str) -> None:
         shown = {"ename": ename, "evalue": evalue, "traceback": [traceback]}
-        events.append(("error", {"output_type": "error", **shown}))
+        outputs.append({"output_type": "error", **shown})
 
     hooks = getattr(getattr(shell, "display_pub", None), "register_hook", None)
-    tee = _Tee(sys.stdout, events)
+    tee = _Tee(sys.stdout, outputs)
     if hooks:
         shell.display_pub.register_hook(on_display)
     try:
@@ -127,21 +100,23 @@ def run(path: Path, shell=None) -> CellResult:
     except OSError as exc:
         result.contract = f"{name}: cannot be read: {exc}"
     finally:
-        tee.flush()
         if hooks:
             shell.display_pub.unregister_hook(on_display)
-    result.outputs = jupyter_outputs(events)
-    shown = "".join(value if kind == "text" else _shown(value) for kind, value in events)
-    result.text = outputs.normalise(shown)
+    result.outputs = outputs
+    result.text = normalise("".join(map(_shown, outputs)))
     result.seconds = round(time.perf_counter() - start, 3)
     return result
 
 
 def _shown(output: dict) -> str:
-    """What an output adds to the compared text: a display's marker, an error's traceback."""
+    """What an output adds to the compared text: a stream's text, an error's traceback; a rich
+    display's marker naming its formats (``[display: image/png]``), a plain-text display's text."""
+    if output["output_type"] == "stream":
+        return output["text"]
     if output["output_type"] == "error":
         return "".join(output["traceback"]).rstrip() + "\n"
-    return display_marker(output["data"])
+    kinds = sorted(kind for kind in output["data"] if kind != "text/plain")
+    return f"[display: {', '.join(kinds)}]\n" if kinds else f"{output['data'].get('text/plain', '')}\n"
 
 
 def install(shell) -> None:

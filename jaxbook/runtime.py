@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import platform
+import sys
 from pathlib import Path
 
 #: Number of emulated CPU devices. Change it here and nowhere else.
@@ -25,16 +26,11 @@ JAX_ENV = {
 #: XLA flags that make this machine compile as another CPU (an older instruction set, narrower
 #: vectors), on whose choice the last digits of float results depend: ``JAXBOOK_AS_CPU=<name>``.
 OTHER_CPUS = {
-    # x86-64 without AVX-512: most laptops, AMD before Zen 4, many CI and hosting machines
-    "avx2": "--xla_cpu_max_isa=AVX2",
-    # the same with 128-bit vectors, as on Arm's NEON: sums in yet another order
-    "avx2-128": "--xla_cpu_max_isa=AVX2 --xla_cpu_prefer_vector_width=128",
-    # AVX-512 without its FP16 and BF16 extensions (Skylake-X to Ice Lake, Zen 4)
-    "avx512": "--xla_cpu_max_isa=AVX512",
-    # the machine's own instruction set with 128-bit vectors
-    "128": "--xla_cpu_prefer_vector_width=128",
-    # no FMA and no AVX2 (x86 CPUs before 2013): a bound, not a CPU anyone builds on today
-    "avx": "--xla_cpu_max_isa=AVX",
+    "avx2": "--xla_cpu_max_isa=AVX2",  # x86-64 without AVX-512: most laptops, many CI machines
+    "avx2-128": "--xla_cpu_max_isa=AVX2 --xla_cpu_prefer_vector_width=128",  # and Arm NEON's width
+    "avx512": "--xla_cpu_max_isa=AVX512",  # without FP16 and BF16 (Skylake-X to Ice Lake, Zen 4)
+    "128": "--xla_cpu_prefer_vector_width=128",  # this machine's instructions, 128-bit vectors
+    "avx": "--xla_cpu_max_isa=AVX",  # no FMA, no AVX2 (before 2013): a bound, not a build machine
 }
 
 #: The CPU the reader-notebook test compiles every page as (``None``: none to emulate; on Arm,
@@ -103,56 +99,29 @@ CACHE_VARIABLES = tuple(compilation_cache_env(Path()))
 def configure(environ: dict | None = None, compilation_cache: Path | None = None) -> dict:
     """Apply :func:`jax_env` to ``environ`` (default ``os.environ``) and return it, with JAX's
     compilation cache in ``compilation_cache`` (:func:`compilation_cache_env`) or without one.
-
-    Must run before ``import jax``; raises if JAX was already imported with other settings.
-    """
-    import sys
-
+    Must run before ``import jax``; raises if JAX was already imported with other settings."""
     env = os.environ if environ is None else environ
     wanted = jax_env()
-    if env is os.environ and "jax" in sys.modules:
-        current = {key: os.environ.get(key) for key in wanted}
-        if current != wanted:
-            raise RuntimeError(
-                "jaxbook.runtime.configure() must run before `import jax` "
-                f"(found {current}, expected {wanted})"
-            )
+    imported = env is os.environ and "jax" in sys.modules
+    found = {key: env.get(key) for key in wanted}
+    if imported and found != wanted:
+        raise RuntimeError(
+            f"jaxbook.runtime.configure() must run before `import jax` (found {found}, expected {wanted})"
+        )
     for name in DEVICE_VARIABLES:  # on its own devices, JAX chooses (unless the user said otherwise)
         if name not in wanted and env.get(name) == JAX_ENV[name]:
             env.pop(name)
-    env.update(wanted)
-    cache = compilation_cache_env(compilation_cache) if compilation_cache else {}
     for name in CACHE_VARIABLES:
         env.pop(name, None)
-    env.update(cache)
-    if env is os.environ and "jax" in sys.modules:  # JAX read these at import: tell it now
+    cache = compilation_cache_env(compilation_cache) if compilation_cache else {}
+    env.update(wanted, **cache)
+    if imported:  # JAX read these at import: tell it now
         import jax
 
         jax.config.update("jax_compilation_cache_dir", cache.get("JAX_COMPILATION_CACHE_DIR"))
-        jax.config.update(
-            "jax_persistent_cache_min_compile_time_secs",
-            float(cache.get("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 1.0)),
-        )
+        minimum = float(cache.get("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", 1.0))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", minimum)
     return env
-
-
-#: What else of the kernel's environment can change what a snippet prints: JAX's and XLA's other
-#: settings (``JAX_ENABLE_X64``, ...) and matplotlib's backend.
-KERNEL_PREFIXES = ("JAX_", "XLA_")
-KERNEL_VARIABLES = ("MPLBACKEND",)
-
-
-def kernel_settings(environ: dict | None = None) -> dict[str, str]:
-    """The variables of ``environ`` (default ``os.environ``) that reach the book's kernel and can
-    change an output, besides those :func:`configure` sets or removes, sorted by name."""
-    env = os.environ if environ is None else environ
-    return {
-        name: env[name]
-        for name in sorted(env)
-        if (name.startswith(KERNEL_PREFIXES) or name in KERNEL_VARIABLES)
-        and name not in JAX_ENV
-        and name not in CACHE_VARIABLES
-    }
 
 
 def execution_key() -> str:

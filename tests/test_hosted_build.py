@@ -9,19 +9,11 @@ import yaml
 from jaxbook import ROOT
 
 
-def hosted() -> dict:
-    return yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
-
-
-def test_the_hosted_build_is_the_strict_build_of_the_same_configuration():
-    config = hosted()
+def test_the_hosted_build_is_the_strict_build_of_the_lock_with_a_supported_python():
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
     assert config["sphinx"]["configuration"] == "conf.py"
     assert config["sphinx"]["builder"] == "html"
     assert config["sphinx"]["fail_on_warning"] is True  # sphinx-build -W --keep-going, as make html
-
-
-def test_the_hosted_build_installs_the_lock_with_a_python_the_book_supports():
-    config = hosted()
     assert config["python"]["install"] == [{"requirements": "requirements.lock"}]
     major, minor = map(int, str(config["build"]["tools"]["python"]).split(".")[:2])
     assert (major, minor) >= (3, 12)

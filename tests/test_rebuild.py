@@ -179,9 +179,6 @@ def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):
     assert not list((html.parent / "reports").rglob("*.*")), "no report of a page that builds"
 
 
-#: The tests of the clean-slate book: on one worker, which builds it once for all of them.
-one_book = pytest.mark.xdist_group("clean-slate-book")
-
 CHANGE = """\
     import os
     import random
@@ -226,21 +223,19 @@ OBSERVE = """\
     """
 
 
-@pytest.fixture(scope="module")
-def clean_slate(tmp_path_factory):
-    """One book, built once, in one process that reads its pages in order (so they share a warm
-    kernel): "dev" counts the devices; "within" changes JAX's configuration and NumPy's print
-    options in one snippet and observes them in the next; "change" leaves state behind that
-    "observe", the next page in the same kernel, looks for."""
-    book = Book(tmp_path_factory.mktemp("clean-slate"))
+def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypatch):
+    """One build process keeps its kernel between pages (jaxbook.execute.Executor), on the book's 8
+    emulated devices. Within a page, one snippet cannot change the next one's output ("within":
+    JAX's configuration, NumPy's print options); whatever a page leaves behind ("change"), the
+    next page in the same kernel ("observe") starts as in a fresh kernel (jaxbook.kernel.new_page)."""
+    book = Book(tmp_path)
     book.snippet(
         "dev/count.py", "import jax\n\nprint('device_count', jax.device_count(), jax.default_backend())\n"
     )
     book.page("dev", "dev/count.py")
     book.snippet(
         "within/change.py",
-        "import jax\nimport numpy as np\n\n"
-        "jax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n",
+        "import jax\nimport numpy as np\n\njax.config.update('jax_enable_x64', True)\nnp.set_printoptions(precision=2)\n",
     )
     book.snippet(
         "within/observe.py",
@@ -253,33 +248,14 @@ def clean_slate(tmp_path_factory):
     book.snippet("state/observe.py", OBSERVE)
     book.page("change", "state/change.py")
     book.page("observe", "state/observe.py")
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JAXBOOK_JOBS", "1")  # one process reads the pages, in order
-        build = book.build()
+    monkeypatch.setenv("JAXBOOK_JOBS", "1")  # one process reads the pages, in order
+    build = book.build()
     assert build.returncode == 0, build.output
     order = re.findall(r"jaxbook: executed guide/(\w+)\.md", build.output)
     assert order.index("change") < order.index("observe"), build.output
-    return book, build
-
-
-@one_book
-def test_the_build_runs_on_eight_emulated_devices(clean_slate):
-    _, build = clean_slate
     assert "device_count 8 cpu" in build.page("dev")
     assert "with 8 devices" in build.page("dev")  # the environment stamp
-
-
-@one_book
-def test_one_snippet_cannot_change_the_next_ones_output(clean_slate):
-    _, build = clean_slate
     assert "dtype float32 precision 8" in build.page("within")
-
-
-@one_book
-def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
-    """One build process keeps its kernel between pages (jaxbook.execute.Executor); whatever the
-    first page changes, the next one starts as in a fresh kernel (jaxbook.kernel.new_page)."""
-    book, build = clean_slate
     first = re.search(r"pid (\d+)", build.page("change")).group(1)
     page = re.sub(r"<[^>]+>", "", build.page("observe"))
     assert f"pid {first}" in page, "the second page did not run in the first page's kernel"
@@ -293,8 +269,7 @@ def test_pages_share_a_warm_kernel_but_not_its_state(clean_slate):
     assert int(drawn[3]) != random.Random(0).getrandbits(64)
     # the executed notebook: the reader's download numbers its cells as a run from the top
     notebook = json.loads((build.html.parent / "jupyter_execute" / "guide" / "observe.ipynb").read_text())
-    counts = [c["execution_count"] for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert counts == [1]
+    assert [c["execution_count"] for c in notebook["cells"] if c["cell_type"] == "code"] == [1]
 
 
 def test_a_removed_page_leaves_the_site(tmp_path):
@@ -319,9 +294,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     second = book.build()
     assert second.returncode == 0, second.output[-3000:]
     assert written_for(second.html, "guide/gone") == []
-    assert (second.html / "guide" / "kept.html").is_file() and (
-        second.html / "_sources" / "guide" / "kept.md"
-    ).is_file()
+    assert {"kept.html", "kept.md"} <= {p.name for p in written_for(second.html, "guide/kept")}
     assert "gone" not in (second.html / "index.html").read_text(encoding="utf-8")
     # A build stopped in its write phase leaves the files and the record of the build before it
     # (it never finished); the environment it stored already forgot the page.
@@ -333,9 +306,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     third = book.build()
     assert third.returncode == 0, third.output[-3000:]
     assert written_for(third.html, "guide/gone") == []
-    assert (
-        third.html / "404.html"
-    ).is_file()  # sphinx-notfound-page's own page (this book has no 404.md) stays
+    assert (third.html / "404.html").is_file()  # sphinx-notfound-page's own page (no 404.md here) stays
     assert not (third.html / "_sources" / "guide" / "kept.ipynb").exists()
     kept = third.page("kept")
     assert "Plain prose now." in kept and "kept.ipynb" not in kept and "jaxbook-download" not in kept

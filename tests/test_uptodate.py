@@ -67,15 +67,12 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
     assert key() != before
     later(root / "snippets" / "a.py", "print(1)\n")
     assert key() == before  # the content decides, not the time
-    (root / "snippets" / "b.py").write_text("", encoding="utf-8")  # not committed yet
+    (root / "figures").mkdir()  # a new folder: its files count before they are committed
+    (root / "figures" / "b.svg").write_text("<svg/>", encoding="utf-8")
     new_file = key()
     assert new_file != before
-    (root / "snippets" / "b.py").rename(root / "snippets" / "c.py")
+    (root / "figures" / "b.svg").rename(root / "figures" / "c.svg")
     assert key() not in (before, new_file)  # a name is an input too
-    (root / "snippets" / "c.py").unlink()
-    (root / "figures").mkdir()  # a folder no list names: its untracked files count too
-    (root / "figures" / "a.svg").write_text("<svg/>", encoding="utf-8")
-    assert key() != before
     shutil.rmtree(root / "figures")
     assert key(command=[*command, "-E"]) != before
     for name, value in [

@@ -1,11 +1,7 @@
-"""The suite's tests are distributed as their xdist groups ask.
-
-A group's tests share what its fixtures make once: a throwaway book built once
-(tests/test_build_failures.py, tests/test_rebuild.py), one run of every starter or wrong solution
-(tests/test_practice.py), one visit of each page (tests/browser/survey.py). Spread over several
-workers, each worker makes it again: nothing fails, the suite only gets slower. pytest-xdist 3.8
-with pytest 9.2 does exactly that (https://github.com/pytest-dev/pytest-xdist/issues/1386); this
-test catches it, and any other way grouping might stop working.
+"""The suite's tests are distributed as their xdist groups ask: a group's tests share what its
+fixtures make once (a throwaway book built once, one run of every starter), and spread over
+several workers each worker makes it again. pytest-xdist 3.8 with pytest 9.2 did exactly that
+(https://github.com/pytest-dev/pytest-xdist/issues/1386); this test catches any such regression.
 """
 
 from __future__ import annotations
