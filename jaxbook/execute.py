@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from jaxbook import ROOT, book_root, fingerprint, pages, store
+from jaxbook import ROOT, book_root, pages, store
 from jaxbook.results import CellResult, PageResult
 
 #: Seconds to wait for a kernel to start, and for one snippet (its own limit is shorter).
@@ -122,7 +122,7 @@ class Executor:
         cells = self._kernel.run_page(snippets)
         seconds = round(time.perf_counter() - start, 3)
         name = page.resolve().relative_to(self.root).as_posix()
-        result = PageResult(name, key, inputs, cells, fingerprint.environment(), seconds)
+        result = PageResult(name, key, inputs, cells, seconds)
         self.executed.append(name)
         # Kept unless a file was edited while it ran, or a snippet broke its contract: a failure
         # is executed again by the next build (it may have been a timeout under load).

@@ -27,7 +27,6 @@ class PageResult:
     key: str
     inputs: dict  # {path: sha256} of every file the page's snippets ran
     cells: list  # [CellResult], one per snippet, in the page's order
-    environment: str
     seconds: float = 0.0
 
     def cell(self, snippet: str) -> CellResult | None:

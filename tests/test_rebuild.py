@@ -179,7 +179,8 @@ def test_a_fixed_page_leaves_nothing_of_its_failure_in_the_site(tmp_path):
     assert not list((html.parent / "reports").rglob("*.*")), "no report of a page that builds"
 
 
-CHANGE = """\
+#: What a page leaves behind in its kernel (CHANGE) and what the next page finds (OBSERVE).
+IMPORTS = """\
     import os
     import random
     import sys
@@ -190,6 +191,10 @@ CHANGE = """\
 
     from snippets.state import _counter
 
+"""
+CHANGE = (
+    IMPORTS
+    + """\
     _counter.CALLS.append(1)
     matplotlib.rcParams["lines.linewidth"] = 7.0
     np.random.seed(0)
@@ -201,17 +206,10 @@ CHANGE = """\
     leftover = "global"
     print("pid", os.getpid())
     """
-OBSERVE = """\
-    import os
-    import random
-    import sys
-    import warnings
-
-    import matplotlib
-    import numpy as np
-
-    from snippets.state import _counter
-
+)
+OBSERVE = (
+    IMPORTS
+    + """\
     print("pid", os.getpid())
     print("calls", len(_counter.CALLS))
     print("linewidth", matplotlib.rcParams["lines.linewidth"])
@@ -221,6 +219,7 @@ OBSERVE = """\
     print("cwd", os.path.basename(os.getcwd()))
     print("numpy", *np.random.randint(2**31, size=3), "random", random.getrandbits(64))
     """
+)
 
 
 def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypatch):

@@ -93,13 +93,8 @@ def test_the_machinery_hash_changes_with_the_code_the_kernel_runs_only(tmp_path)
 
 
 def test_a_result_is_kept_whole_and_an_incomplete_one_is_not_trusted(book):
-    result = PageResult(
-        "guide/a.md",
-        "ab" * 32,
-        {"snippets/a/two.py": "x"},
-        [CellResult("snippets/a/two.py", text="2\n")],
-        "env",
-    )
+    cells = [CellResult("snippets/a/two.py", text="2\n")]
+    result = PageResult("guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, cells, seconds=1.5)
     path = store.save(result, book)
     assert store.load(result.key, book) == result
     path.write_text(path.read_text()[:-10])  # what a write cut short would leave, were it not atomic
