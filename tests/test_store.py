@@ -142,7 +142,7 @@ def test_a_write_cut_short_leaves_the_old_file_and_no_temporary_one(tmp_path):
     write_atomic(path, "old")
     with pytest.raises(UnicodeEncodeError):
         write_atomic(path, "new \udc80")  # fails half way, after the temporary file is opened
-    assert path.read_text() == "old"
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["result.json"]
     write_atomic(path, b"new")
     assert path.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["result.json"]
 
