@@ -290,21 +290,22 @@ def test_a_stylesheet_the_bundle_cannot_hold_fails_the_build(tmp_path):
         publish.publish(app, None)
 
 
-def test_outputs_are_reused_only_for_the_same_inputs(tmp_path):
-    """A no-op rebuild re-uses the bundles, fonts and figures; new inputs recompute; an entry the
-    latest build did not use is deleted."""
+def test_outputs_are_reused_only_for_the_same_inputs_and_code(tmp_path):
+    """A no-op rebuild re-uses the bundles, fonts and figures; new inputs, or another stage's code
+    or environment, recompute; an entry the latest build did not use is deleted."""
     app, calls = SimpleNamespace(doctreedir=str(tmp_path)), []
 
     def compute(value):
         return lambda: calls.append(value) or value
 
-    memo = publish.Memo(app, "css")
+    memo = publish.Memo(app, "css", b"code")
     assert memo.get(compute(b"one"), b"css", b"words") == b"one"
     assert memo.get(compute(b"two"), b"css", b"words") == b"one"
     assert memo.get(compute(b"three"), b"css", b"other words") == b"three"
-    assert calls == [b"one", b"three"]
-    later = publish.Memo(app, "css")
-    later.get(compute(b"four"), b"css", b"other words")
+    assert publish.Memo(app, "css", b"new code").get(compute(b"four"), b"css", b"words") == b"four"
+    assert calls == [b"one", b"three", b"four"]
+    later = publish.Memo(app, "css", b"code")
+    later.get(compute(b"five"), b"css", b"other words")
     later.prune()
     assert len(list((tmp_path / "jaxbook-publish" / "css").iterdir())) == 1
 
@@ -367,18 +368,14 @@ def test_a_new_word_of_prose_makes_no_bundle_again_and_a_new_class_does(tmp_path
     assert calls and ".i-b" in the_bundle(out)
 
 
-def test_kept_outputs_are_made_again_with_another_version_of_a_library():
-    """The memo's key holds the versions of the parsers, fontTools, Brotli and Pillow."""
-    from importlib.metadata import version
+def test_kept_outputs_are_made_again_in_another_environment(monkeypatch):
+    """The memo's key holds the environment's fingerprint (packages by their files: a rebuilt
+    Pillow of the same version) and the stage's code."""
+    from jaxbook import fingerprint
 
-    from jaxbook.files import code_digest
-
-    assert code_digest(Path(publish.__file__), publish.LIBRARIES) == publish._CODE
-    for name in publish.LIBRARIES:
-        other = code_digest(
-            Path(publish.__file__), publish.LIBRARIES, lambda d: "0.0" if d == name else version(d)
-        )
-        assert other != publish._CODE, name
+    key = publish.memo_key()
+    monkeypatch.setattr(fingerprint, "environment", lambda: "another environment")
+    assert publish.memo_key() != key
 
 
 def test_a_subset_font_is_the_same_file_in_every_build():
