@@ -1,7 +1,7 @@
 """Writes that are all or nothing: whoever reads the file, in this process or another, finds it
 as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
-files of a repository (:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`); the
-installed distributions, known by their files (:func:`installed`)."""
+files of a repository (:func:`repository_files`) and one hash of files' names and contents
+(:func:`files_digest`); the installed distributions, known by their files (:func:`installed`)."""
 
 from __future__ import annotations
 
