@@ -89,41 +89,29 @@ def head(scripts: str) -> BeautifulSoup:
     return soup(f"<html><head>{scripts}</head><body><script src='late.js'></script></body></html>")
 
 
-def test_no_script_blocks_the_first_paint_but_the_one_inline_scripts_use():
-    page = head(
+def test_no_script_blocks_the_first_paint_and_scripts_no_page_uses_are_left_out():
+    scripts = (
         '<script src="_static/documentation_options.js?v=1"></script>'
         '<script src="_static/doctools.js?v=2"></script><script defer src="a.js"></script>'
         '<script async src="b.js"></script><script type="module" src="c.js"></script>'
         "<script>DOCUMENTATION_OPTIONS.pagename = 'x';</script>"
+        '<script src="../_static/scripts/fontawesome.js?digest=1"></script>'
+        '<script src="../_static/searchtools.js"></script><script src="../searchindex.js"></script>'
     )
-    publish.lighter_scripts(page, False, ())
+    page, search = head(scripts), head(scripts)
+    publish.lighter_scripts(page, False, ("_static/scripts/fontawesome.js",))
+    publish.lighter_scripts(search, True, ("_static/scripts/fontawesome.js",))
     deferred = {s["src"]: "defer" in s.attrs for s in page.head.find_all("script", src=True)}
     assert deferred == {
-        "_static/documentation_options.js?v=1": False,
+        "_static/documentation_options.js?v=1": False,  # the inline scripts use it at once
         "_static/doctools.js?v=2": True,
         "a.js": True,
         "b.js": False,  # async: it never blocks
         "c.js": False,  # a module is deferred by the browser
     }
     assert "defer" not in page.body.script.attrs  # a script of the body blocks nothing above it
-
-
-def test_scripts_no_page_uses_are_left_out_and_the_search_page_keeps_its_own():
-    scripts = (
-        '<script src="../_static/scripts/fontawesome.js?digest=1"></script>'
-        '<script src="../_static/searchtools.js"></script><script src="../searchindex.js"></script>'
-        '<script src="../_static/doctools.js"></script>'
-    )
-    page, search = head(scripts), head(scripts)
-    publish.lighter_scripts(page, False, ("_static/scripts/fontawesome.js",))
-    publish.lighter_scripts(search, True, ("_static/scripts/fontawesome.js",))
-    assert [s["src"] for s in page.find_all("script", src=True)] == ["../_static/doctools.js", "late.js"]
-    assert [s["src"] for s in search.find_all("script", src=True)] == [
-        "../_static/searchtools.js",
-        "../searchindex.js",
-        "../_static/doctools.js",
-        "late.js",
-    ]
+    kept = [s["src"] for s in search.head.find_all("script", src=True)]
+    assert kept == [*deferred, "../_static/searchtools.js", "../searchindex.js"]  # the search page's own
 
 
 def rules(css: str) -> list:
