@@ -404,8 +404,7 @@ def bundle(static: Path, sources: list[str], words: set[str], memos: dict[str, M
     pages' order without those no page can use (:func:`purged`), with subset icon fonts."""
     rules = [r for s in sources for r in inlined(static, s)]
     texts = f"{sources}{tinycss2.serialize(rules)}".encode()
-    named = memos["classes"].get(lambda: "\n".join(sorted(named_classes(rules))).encode(), texts)
-    answers = "\n".join(sorted(set(named.decode().split("\n")) & words)).encode()
+    answers = "\n".join(sorted(named_classes(rules) & words)).encode()  # the words the purge reads
 
     def make() -> bytes:
         kept = purged(rules, words, composed)
@@ -428,7 +427,7 @@ def publish(app, exception) -> None:
     outdir, config = Path(app.outdir), app.config
     static = outdir / "_static"
     code, composed = memo_key(), tuple(config.publish_composed_classes)
-    memos = {kind: Memo(app, kind, code) for kind in ("classes", "css", "font", "webp", "words")}
+    memos = {kind: Memo(app, kind, code) for kind in ("css", "font", "webp", "words")}
     pages = {}  # each page: its HTML, its parsed HTML (only its links if published before), and if new
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
