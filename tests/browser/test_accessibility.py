@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from jaxbook import ROOT
 from jaxbook.pages import NOT_FOUND_PAGE
 from tests import pass_cache
 from tests.browser.support import new_context, published_pages
@@ -217,10 +216,10 @@ def test_keyboard_switches_colour_mode_and_opens_the_downloads(keyboard_page):
     assert not page.locator(".dropdown-download-buttons .dropdown-menu.show").count()
 
 
-@pytest.mark.built_inputs(pass_cache.built_pages(STEP_PAGE), "snippets/vmap")
-def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, site_url):
+@pytest.mark.built_inputs.with_args(pass_cache.built_pages(STEP_PAGE))
+def test_keyboard_toggles_a_sidebar_section(keyboard_page):
+    """(Enter on the copy button the walk reaches is a click: test_copy_button_copies_the_snippet_only.)"""
     context, page = keyboard_page
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
     page.goto(STEP_PAGE)
     focus_by_tab(page, "nav.bd-links summary")
     is_open = "document.activeElement.parentElement.open"
@@ -229,14 +228,6 @@ def test_keyboard_toggles_a_sidebar_section_and_copies_a_snippet(keyboard_page, 
     assert page.evaluate(is_open) is not before
     page.keyboard.press("Enter")
     assert page.evaluate(is_open) is before
-
-    focus_by_tab(page, "button.copybtn")
-    page.keyboard.press("Enter")
-    copied = page.evaluate("navigator.clipboard.readText()")
-    first = (ROOT / "snippets" / "vmap").glob("*.py")
-    assert copied.strip() and any(copied.rstrip() == p.read_text(encoding="utf-8").rstrip() for p in first), (
-        copied[:200]
-    )
 
 
 @pytest.mark.built_inputs.with_args(pass_cache.built_pages(STEP_PAGE, "search.html"))
