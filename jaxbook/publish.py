@@ -299,19 +299,11 @@ def classes(selector: list) -> list[str]:
     ]
 
 
-def grouped(rule) -> list | None:
-    """The rules inside ``rule`` if it is one of :data:`GROUPING_RULES`, else None."""
-    if rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
-        return tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
-    return None
-
-
 def purged(rules: list, words: set[str], composed: tuple[str, ...] = ()) -> list:
     """``rules`` without the selectors, and the rules, that need a class no page or script has
     (but one beginning with a prefix of ``composed``: classes the theme's scripts compose)."""
     kept = []
     for rule in rules:
-        inner = grouped(rule)
         if rule.type == "qualified-rule":
             alive = [
                 s for s in selectors(rule) if all(c in words or c.startswith(composed) for c in classes(s))
@@ -320,24 +312,14 @@ def purged(rules: list, words: set[str], composed: tuple[str, ...] = ()) -> list
                 prelude = ",".join(tinycss2.serialize(s).strip() for s in alive)
                 rule.prelude = tinycss2.parse_component_value_list(prelude)
                 kept.append(rule)
-        elif inner is not None:
+        elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
+            inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
             if inner := purged(inner, words, composed):
                 rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
                 kept.append(rule)
         else:
             kept.append(rule)  # @font-face, @keyframes ...
     return kept
-
-
-def named_classes(rules: list) -> set[str]:
-    """Every class name the selectors of ``rules`` (and of the rules grouped in them) need."""
-    names = set()
-    for rule in rules:
-        if rule.type == "qualified-rule":
-            names.update(c for s in selectors(rule) for c in classes(s))
-        elif (inner := grouped(rule)) is not None:
-            names |= named_classes(inner)
-    return names
 
 
 def drawn_code_points(nodes: list) -> set[int]:
@@ -399,19 +381,12 @@ def subset_fonts(rules: list, static: Path, memo: Memo) -> None:
                 )
 
 
-def bundle(static: Path, sources: list[str], words: set[str], memos: dict[str, Memo], composed=()) -> str:
+def bundle(static: Path, sources: list[str], words: set[str], fonts: Memo, composed=()) -> str:
     """The name of the bundle of ``sources`` (under ``static``), written there: their rules in the
     pages' order without those no page can use (:func:`purged`), with subset icon fonts."""
-    rules = [r for s in sources for r in inlined(static, s)]
-    texts = f"{sources}{tinycss2.serialize(rules)}".encode()
-    answers = "\n".join(sorted(named_classes(rules) & words)).encode()  # the words the purge reads
-
-    def make() -> bytes:
-        kept = purged(rules, words, composed)
-        subset_fonts(kept, static, memos["font"])
-        return f"/* {' '.join(sources)} */\n{tinycss2.serialize(kept)}\n".encode()
-
-    css = memos["css"].get(make, texts, answers, " ".join(composed).encode())
+    kept = purged([r for s in sources for r in inlined(static, s)], words, composed)
+    subset_fonts(kept, static, fonts)
+    css = f"/* {' '.join(sources)} */\n{tinycss2.serialize(kept)}\n".encode()
     name = f"bundle-{hashlib.sha256(css).hexdigest()[:16]}.css"
     write_changed(static / name, css)
     return name
@@ -427,7 +402,7 @@ def publish(app, exception) -> None:
     outdir, config = Path(app.outdir), app.config
     static = outdir / "_static"
     code, composed = memo_key(), tuple(config.publish_composed_classes)
-    memos = {kind: Memo(app, kind, code) for kind in ("css", "font", "webp", "words")}
+    memos = {kind: Memo(app, kind, code) for kind in ("font", "webp", "words")}
     pages = {}  # each page: its HTML, its parsed HTML (only its links if published before), and if new
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
@@ -467,7 +442,7 @@ def publish(app, exception) -> None:
         if not sources:
             continue
         key = " ".join(sources)
-        name = bundles[key] = bundles.get(key) or bundle(static, sources, words, memos, composed)
+        name = bundles[key] = bundles.get(key) or bundle(static, sources, words, memos["font"], composed)
         if not new and stylesheet_links(soup)[0]["href"] == f"{prefix}_static/{name}":
             continue  # published by an earlier build, and its bundle is the same
         if new:
