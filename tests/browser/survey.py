@@ -80,6 +80,9 @@ class Recorder:
                 f"console error: {message.text} (at {where.get('url', '?')}:{where.get('lineNumber', '?')})"
             )
 
+    def on_served_from_cache(self, event):
+        self.from_cache.append(event)
+
     def on_devtools_response(self, event):
         if event["response"].get("fromDiskCache"):
             self.from_cache.append(event)
@@ -125,7 +128,7 @@ class Visitor:
         devtools = self.context.new_cdp_session(self.page)
         devtools.send("Network.enable")
         devtools.send("Network.setCacheDisabled", {"cacheDisabled": True})
-        devtools.on("Network.requestServedFromCache", self.recorder.from_cache.append)
+        devtools.on("Network.requestServedFromCache", self.recorder.on_served_from_cache)
         devtools.on("Network.responseReceived", self.recorder.on_devtools_response)
         self.visits: dict[str, Visit] = {}
 
