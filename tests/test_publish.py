@@ -281,7 +281,7 @@ def test_a_stylesheet_the_bundle_cannot_hold_fails_the_build(tmp_path):
 
 
 def test_outputs_are_reused_only_for_the_same_inputs_and_code(tmp_path):
-    """A no-op rebuild re-uses the bundles, fonts and figures; new inputs, or another stage's code
+    """A no-op rebuild re-uses the subset fonts, figures and words; new inputs, or another code
     or environment, recompute; an entry the latest build did not use is deleted."""
     app, calls = SimpleNamespace(doctreedir=str(tmp_path)), []
 
