@@ -1,8 +1,7 @@
 """Writes that are all or nothing: whoever reads the file, in this process or another, finds it
 as it was or as it is now, never half written (a build killed mid-write leaves the old file); the
-hash of the code that made a kept file (:func:`code_digest`); the files of a repository
-(:func:`repository_files`) and one hash of files' names and contents (:func:`files_digest`); the
-installed distributions, known by their files (:func:`installed`)."""
+files of a repository (:func:`repository_files`) and one hash of files' names and contents
+(:func:`files_digest`); the installed distributions, known by their files (:func:`installed`)."""
 
 from __future__ import annotations
 
@@ -34,16 +33,6 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def code_digest(source: Path, libraries: tuple[str, ...], version=None) -> bytes:
-    """A hash of the code that turns inputs into outputs: the module ``source`` and the versions
-    of the distributions ``libraries`` it calls (``version``: a distribution's version, default
-    importlib's). A kept output is used only while this is unchanged."""
-    if version is None:
-        from importlib.metadata import version
-    versions = "".join(f"{name}=={version(name)};" for name in libraries)
-    return hashlib.sha256(source.read_bytes() + versions.encode()).digest()
 
 
 def write_changed(path: Path, data: bytes) -> None:
