@@ -122,11 +122,13 @@ def lighter_scripts(soup, search_page: bool, unused: tuple[str, ...]) -> None:
     """Every external script of the page's head deferred (fetched while the page is parsed, run
     in order after it) but :data:`RUN_AT_ONCE`; ``unused`` scripts left out, and Sphinx's search
     scripts on every page but the search page."""
-    for script in soup.head.find_all("script", src=True):
+    for script in soup.find_all("script", src=True):  # a theme may load scripts in <body> too
         path = urlsplit(script["src"]).path
         if path.endswith(unused) or (not search_page and path.endswith(SEARCH_SCRIPTS)):
             script.decompose()
-        elif not ({"defer", "async"} & script.attrs.keys() or script.get("type") == "module"):
+        elif script.find_parent("head") and not (
+            {"defer", "async"} & script.attrs.keys() or script.get("type") == "module"
+        ):
             if not path.endswith(RUN_AT_ONCE):
                 script["defer"] = ""
 
