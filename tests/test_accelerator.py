@@ -1,4 +1,4 @@
-"""The accelerator check (jaxbook.accelerator), tested without an accelerator: its verdicts on
+"""The accelerator check (tools.accelerator), tested without an accelerator: its verdicts on
 made-up outputs, the device-name rule, the device count read from a mesh's error, the report, the
 accelerator outputs it writes, and two real runs on this CPU: one device standing in for a machine
 with fewer than 8 (a mesh's cell needs 8 devices, the others match), and 8 emulated devices."""
@@ -12,11 +12,12 @@ import sys
 
 import pytest
 
-from jaxbook import ROOT, accelerator, runtime
-from jaxbook.accelerator import Verdict, classify, device_names, needed_devices
+from jaxbook import ROOT, runtime
 from jaxbook.compare import DEFAULT
 from jaxbook.snippet import PlatformDifference
 from jaxbook.store import CellResult
+from tools import accelerator
+from tools.accelerator import Verdict, classify, device_names, needed_devices
 
 #: Unit tests read none of the book's content (tests/pass_cache.py).
 unit = pytest.mark.inputs()
@@ -167,8 +168,8 @@ RUN_INPUTS = [p for s in (MESH, PLAIN, PLACED) for p in (s, s.with_suffix(".out"
 
 
 def run_check(tmp_path, devices: str) -> tuple[subprocess.CompletedProcess, dict]:
-    """``python -m jaxbook.accelerator`` on three snippets with ``--devices``, and its JSON report."""
-    args = [sys.executable, "-m", "jaxbook.accelerator", "--devices", devices, "--out", str(tmp_path)]
+    """``python -m tools.accelerator`` on three snippets with ``--devices``, and its JSON report."""
+    args = [sys.executable, "-m", "tools.accelerator", "--devices", devices, "--out", str(tmp_path)]
     for snippet in (MESH, PLAIN, PLACED):
         args += ["--snippet", str(snippet.relative_to(ROOT))]
     env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"}

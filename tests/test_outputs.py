@@ -324,7 +324,7 @@ def test_warning_filters_are_restored():
 
 
 def test_upgrade_pins_jax_and_jaxlib_only():
-    from jaxbook.upgrade import pin
+    from tools.upgrade import pin
 
     text = "# deps\njax==0.12.0.1\njaxlib==0.12.0.1\noptax\njaxtyping==1.0\n"
     assert pin(text, "0.11.2") == "# deps\njax==0.11.2\njaxlib==0.11.2\noptax\njaxtyping==1.0\n"
@@ -344,7 +344,8 @@ printf 'uv=%s pins=%s hashes=%s\\n' "$0" "$pins" "$hashes" > "$2"
 
 def test_make_lock_keeps_pins_and_make_upgrade_moves_them_with_one_pinned_uv(tmp_path, monkeypatch):
     """Both write the hashed lock with the uv that tools/uv-requirements.txt pins, installed once."""
-    from jaxbook import layout, upgrade
+    from jaxbook import layout
+    from tools import upgrade
 
     real_run, installs = subprocess.run, []
 
@@ -367,11 +368,11 @@ def test_make_lock_keeps_pins_and_make_upgrade_moves_them_with_one_pinned_uv(tmp
     assert lock.read_text() == f"uv={uv} pins=moved hashes=yes\n"
     assert [c[-1] for c in installs if "install" in c] == [str(tmp_path / "tools" / "uv-requirements.txt")]
     dry_run = subprocess.run(["make", "-n", "lock", "VENV="], cwd=ROOT, capture_output=True, text=True)
-    assert "-m jaxbook.upgrade compile" in dry_run.stdout, dry_run.stdout + dry_run.stderr
+    assert "-m tools.upgrade compile" in dry_run.stdout, dry_run.stdout + dry_run.stderr
 
 
 def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
-    from jaxbook.upgrade import summarise
+    from tools.upgrade import summarise
 
     page = tmp_path / "guide" / "demo.md"
     page.parent.mkdir()

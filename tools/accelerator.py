@@ -152,7 +152,9 @@ def run_snippets(snippets: list[Path], devices: str, root: Path) -> tuple[dict, 
             os.environ["JAXBOOK_DEVICES"] = before
     results = {}
     try:
-        code = "import json\nfrom jaxbook import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
+        code = (
+            "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
+        )
         found = json.loads(kernel.request(code, "__jaxbook_stamp__"))
         for paths in by_page.values():
             for cell in kernel.run_page(paths):
@@ -281,7 +283,7 @@ def selected(snippet_args: list[str], page_args: list[str], root: Path) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m jaxbook.accelerator", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.accelerator", description=__doc__.split("\n")[0])
     parser.add_argument("--snippet", action="append", default=[], help="a snippet to check (repeatable)")
     parser.add_argument("--page", action="append", default=[], help="every snippet of a page (repeatable)")
     parser.add_argument("--devices", default="own", help="own (default) or cpu:N, as JAXBOOK_DEVICES")

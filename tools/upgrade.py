@@ -2,11 +2,11 @@
 
 ``make upgrade`` (newest versions) or ``make upgrade JAX=0.11.2`` (a given JAX and jaxlib) runs:
 
-1. ``python -m jaxbook.upgrade lock [--jax X]`` -- remembers every expected output, pins JAX and
+1. ``python -m tools.upgrade lock [--jax X]`` -- remembers every expected output, pins JAX and
    jaxlib in ``requirements.in`` (to X, or to the newest the index serves) and re-resolves
    ``requirements.in`` into ``requirements.lock`` with :func:`compile_lock`, as ``make lock`` does;
 2. ``tools/bootstrap.sh`` -- rebuilds ``.venv`` from the new lock;
-3. ``python -m jaxbook.upgrade outputs`` -- runs every snippet in the book's kernel with the new
+3. ``python -m tools.upgrade outputs`` -- runs every snippet in the book's kernel with the new
    versions, rewrites the expected outputs, and prints a per-page summary: which snippets changed
    output, and which now raise, stop raising, raise something else or warn.
 
@@ -199,7 +199,7 @@ def rerun(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m jaxbook.upgrade", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.upgrade", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
     step = sub.add_parser("lock", help="snapshot outputs, pin JAX, re-resolve requirements.lock")
     step.add_argument("--jax", help="JAX and jaxlib version (default: the newest)")
