@@ -1,12 +1,9 @@
 """``make accelerator``: every snippet run on this machine's own devices, compared with its ``.out``.
 
-Each snippet runs as the build runs it, in the book's kernel and under the snippet contract, but
-on the devices JAX finds (``JAXBOOK_DEVICES=own``: a GPU or TPU when there is one), and gets one
-of the verdicts docs/contributing.md lists (same, within tolerance, accelerator output, declared
-difference, differs, needs N devices, broke). Device names are compared as one
-(:func:`device_names`). The report (``report.json``, ``report.txt`` in ``--out``, default
-``_build/accelerator``) is stamped with the devices, JAX, the platform's runtime and the plugins.
-Exits 1 when a snippet differs or broke (not for the device count), else 0.
+Each snippet runs as the build runs it (the book's kernel, the snippet contract) on the devices JAX
+finds (``JAXBOOK_DEVICES=own``) and gets one of the verdicts :data:`STATUSES` (docs/contributing.md
+says what each means). The report goes to ``--out``: ``report.json`` and ``report.txt``, stamped with
+the devices and versions. Exits 1 when a snippet differs or broke.
 """
 
 from __future__ import annotations
@@ -21,8 +18,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from unittest import mock
 
 from jaxbook import book_root, compare, layout, outputs, pages, runtime
+from jaxbook.execute import Kernel
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
 
 #: The verdicts, in the report's order; the last two fail the check.
@@ -36,19 +35,24 @@ STATUSES = (
     "broke",
 )
 FAILING = ("differs", "broke")
-OUT = layout.ACCELERATOR
 #: Characters of a verdict's detail in the text report (the JSON report keeps all of it).
 DETAIL = 200
+#: What the kernel runs to say what it runs on (:func:`stamp`).
+STAMP = "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
 
 # A device's repr (TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)) and str (cuda:0).
 _DEVICE_REPR = re.compile(r"\b(?:Cpu|Cuda|Rocm|Gpu|Tpu)Device\(id=(\d+)(?:[^()]|\([^()]*\))*\)")
 _DEVICE_STR = re.compile(r"\b(?:cpu|cuda|rocm|gpu|tpu):(\d+)\b")
 #: jax.make_mesh's error when the machine has too few devices (jax/_src/mesh_utils.py).
 MESH_ERROR = re.compile(r"Number of devices (\d+) must be >= the product of mesh_shape \(([\d, ]*)\)")
+#: The distributions that run JAX on an accelerator, named in the stamp.
+PLUGIN = re.compile(
+    r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*|nvidia[-_](cuda[-_]runtime|cudnn)[-_].*)$"
+)
 
 
 def device_names(text: str) -> str:
-    """``text`` with every device's platform left out of its name (``CudaDevice(id=2)`` ->
+    """``text`` with each device's platform left out of its name (``CudaDevice(id=2)`` ->
     ``Device(id=2)``, ``cuda:2`` -> ``device:2``): the ids stay, so another device is another text."""
     return _DEVICE_STR.sub(r"device:\1", _DEVICE_REPR.sub(r"Device(id=\1)", text))
 
@@ -56,9 +60,7 @@ def device_names(text: str) -> str:
 def needed_devices(text: str) -> int | None:
     """The device count a mesh asked for, from JAX's error in ``text``, or None."""
     found = MESH_ERROR.search(text)
-    if not found:
-        return None
-    return math.prod(int(n) for n in found.group(2).split(",") if n.strip())
+    return math.prod(int(n) for n in found.group(2).split(",") if n.strip()) if found else None
 
 
 @dataclass
@@ -76,6 +78,10 @@ class Verdict:
         return self.status
 
 
+def _why(want: str, got: str, tolerance: compare.Tolerance) -> str:
+    return "; ".join(compare.explain(want, got, tolerance))
+
+
 def classify(
     expected: str,
     actual: str,
@@ -84,81 +90,59 @@ def classify(
     variant: str | None = None,
     broke: str | None = None,
 ) -> tuple[str, str]:
-    """``(status, detail)`` of one output: ``actual`` against the ``.out`` file's ``expected``
-    under the snippet's ``tolerance``, then what the snippet declares for this platform
-    (``declared``) and its reviewed accelerator output (``variant``); ``broke``: why the
-    snippet broke its contract, if it did."""
+    """``(status, detail)`` of ``actual`` against the ``.out`` file's ``expected`` under the
+    snippet's ``tolerance``, then under what it declares for this platform (``declared``) and
+    against its reviewed accelerator output (``variant``); ``broke``: how it broke its contract."""
     if broke is not None:
-        return "broke", broke.strip().splitlines()[0] if broke.strip() else "broke its contract"
+        return "broke", (broke.strip().splitlines() or ["broke its contract"])[0]
     want, got = device_names(expected), device_names(actual)
     if compare.matches(want, got, tolerance):
         return "same", ""
-    if declared is not None and not declared.differs:
-        if compare.matches(want, got, compare.Tolerance(rtol=declared.rtol, atol=declared.atol)):
+    if declared is None:
+        return "differs", _why(want, got, tolerance)
+    if not declared.differs:
+        platform_tolerance = compare.Tolerance(declared.rtol, declared.atol)
+        if compare.matches(want, got, platform_tolerance):
             return "within tolerance", declared.reason
-        return "differs", "; ".join(
-            compare.explain(want, got, compare.Tolerance(declared.rtol, declared.atol))
-        )
-    if declared is not None and declared.differs:
-        if variant is None:
-            return "declared difference", declared.reason
-        if compare.matches(device_names(variant), got, tolerance):
-            return "accelerator output", declared.reason
-        reasons = compare.explain(device_names(variant), got, tolerance)
-        return "differs", f"from its .{declared.platform}.out: " + "; ".join(reasons)
-    return "differs", "; ".join(compare.explain(want, got, tolerance))
+        return "differs", _why(want, got, platform_tolerance)
+    if variant is None:
+        return "declared difference", declared.reason
+    if compare.matches(device_names(variant), got, tolerance):
+        return "accelerator output", declared.reason
+    return "differs", f"from its .{declared.platform}.out: " + _why(device_names(variant), got, tolerance)
 
 
 def stamp() -> dict:
-    """What ran the snippets (call in the process that ran them): :func:`jaxbook.runtime.stamp`,
-    the platform's runtime as its client reports it (``platform_version``: the CUDA, ROCm or TPU
-    runtime), the accelerator plugins installed, and the date."""
+    """What runs the snippets (call it in their process): :func:`jaxbook.runtime.stamp`, the
+    platform's runtime (CUDA, ROCm or TPU), the accelerator plugins installed, and the date."""
     from importlib.metadata import distributions
 
     import jax
 
-    device = jax.devices()[0]
-    plugin = re.compile(
-        r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*|nvidia[-_](cuda[-_]runtime|cudnn)[-_].*)$"
-    )
     plugins = {
-        d.metadata["Name"]: d.version for d in distributions() if plugin.match(d.metadata["Name"] or "")
+        d.metadata["Name"]: d.version for d in distributions() if PLUGIN.match(d.metadata["Name"] or "")
     }
     return {
         **runtime.stamp(),
-        "platform": device.platform,
-        "platform_version": str(getattr(device.client, "platform_version", "")).strip(),
+        "platform_version": str(getattr(jax.devices()[0].client, "platform_version", "")).strip(),
         "plugins": dict(sorted(plugins.items())),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 
-def run_snippets(snippets: list[Path], devices: str, root: Path) -> tuple[dict, dict]:
-    """Run ``snippets`` page by page in the book's kernel on ``devices`` (``JAXBOOK_DEVICES``);
-    returns ``(stamp, {name: CellResult})``. Nothing is stored: these are not the build's results."""
-    from jaxbook.execute import Kernel
+def platform_of(found: dict) -> str | None:
+    """The accelerator platform a :func:`stamp` names (``gpu``, ``tpu``), or None on a CPU."""
+    return found["backend"] if found["backend"] != "cpu" else None
 
-    by_page: dict[Path, list[Path]] = {}
-    for path in snippets:
-        by_page.setdefault(pages.page_of(path, root), []).append(path)
-    before = os.environ.get("JAXBOOK_DEVICES")
-    os.environ["JAXBOOK_DEVICES"] = devices
-    try:
+
+def run(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, dict]:
+    """Run each page's snippets (``{page: [paths]}``) in the book's kernel on ``devices``
+    (``JAXBOOK_DEVICES``): ``(stamp, {snippet name: CellResult})``. Nothing is stored."""
+    with mock.patch.dict(os.environ, JAXBOOK_DEVICES=devices):
         kernel = Kernel(root)
-    finally:
-        if before is None:
-            os.environ.pop("JAXBOOK_DEVICES")
-        else:
-            os.environ["JAXBOOK_DEVICES"] = before
-    results = {}
     try:
-        code = (
-            "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
-        )
-        found = json.loads(kernel.request(code, "__jaxbook_stamp__"))
-        for paths in by_page.values():
-            for cell in kernel.run_page(paths):
-                results[cell.snippet] = cell
+        found = json.loads(kernel.request(STAMP, "__jaxbook_stamp__"))
+        results = {cell.snippet: cell for paths in groups.values() for cell in kernel.run_page(paths)}
     finally:
         kernel.close()
     return found, results
@@ -168,61 +152,53 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
     """The :class:`Verdict` of ``cell``, the result of the snippet at ``path``, on ``platform``
     (``gpu``, ``tpu``; None on a CPU, where no ``# platform:`` line applies)."""
     name = path.relative_to(root).as_posix()
-    source = source_of(path)
     try:
-        tolerance = parse_tolerance(source, name)
-        declared = parse_platforms(source, name).get(platform) if platform else None
+        tolerance = parse_tolerance(source_of(path), name)
+        declared = parse_platforms(source_of(path), name).get(platform)
     except SnippetError as exc:
         return Verdict(name, "broke", str(exc))
     expected = outputs.read_expected(path)
     if expected is None:
         return Verdict(name, "broke", f"{name}: no .out file (make outputs SNIPPET={name})")
-    variant_path = outputs.expected_path(path, platform) if platform else None
-    variant = variant_path.read_text(encoding="utf-8") if variant_path and variant_path.is_file() else None
-    status, detail = classify(expected, cell.text, tolerance, declared, variant, cell.contract)
+    variant = outputs.expected_path(path, platform) if platform else None
+    variant_text = variant.read_text(encoding="utf-8") if variant and variant.is_file() else None
+    status, detail = classify(expected, cell.text, tolerance, declared, variant_text, cell.contract)
     return Verdict(name, status, detail, needed_devices(cell.text + (cell.contract or "")))
 
 
-def run_and_judge(
-    snippets: list[Path], devices: str = "own", root: Path | None = None
-) -> tuple[dict, list[Verdict], dict]:
-    """Run and judge ``snippets`` on ``devices``; with fewer than the book's devices, run those
-    that differ or broke again on as many emulated CPU devices (:data:`STATUSES`). Returns the
-    stamp, the verdicts in the order of ``snippets``, and the results (by snippet name)."""
-    root = (root or book_root()).resolve()
-    found, results = run_snippets(snippets, devices, root)
-    platform = found["backend"] if found["backend"] != "cpu" else None
-    verdicts = [judge(path, results[path.relative_to(root).as_posix()], platform, root) for path in snippets]
+def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, list, dict]:
+    """Run and judge the snippets of ``groups`` on ``devices``; with fewer than the book's devices,
+    those that differ or broke run again on as many emulated CPU devices, and are "needs devices"
+    if they fail there too. Returns the stamp, the verdicts and the results (by snippet name)."""
+    found, results = run(groups, devices, root)
+    verdicts = [judge(root / name, cell, platform_of(found), root) for name, cell in results.items()]
     count = found["devices"]
-    suspects = [v for v in verdicts if v.status in FAILING]
+    suspects = {root / v.snippet: v for v in verdicts if v.status in FAILING}
     if count < runtime.DEVICE_COUNT and suspects:
-        by_name = {path.relative_to(root).as_posix(): path for path in snippets}
-        _, again = run_snippets([by_name[v.snippet] for v in suspects], f"cpu:{count}", root)
-        for verdict in suspects:
-            on_cpu = judge(by_name[verdict.snippet], again[verdict.snippet], None, root)
-            if on_cpu.status not in ("same", "within tolerance"):
-                needed = verdict.needed or on_cpu.needed
+        again = {page: [path for path in group if path in suspects] for page, group in groups.items()}
+        _, on_cpu = run(again, f"cpu:{count}", root)
+        for path, verdict in suspects.items():
+            cpu_verdict = judge(path, on_cpu[verdict.snippet], None, root)
+            if cpu_verdict.status != "same":
                 verdict.status = "needs devices"
-                verdict.needed = needed
+                verdict.needed = verdict.needed or cpu_verdict.needed
                 verdict.detail = (
-                    f"{on_cpu.status} on {count} emulated CPU device(s) too (the outputs are "
+                    f"{cpu_verdict.status} on {count} emulated CPU device(s) too (the outputs are "
                     f"those of {runtime.DEVICE_COUNT}): {verdict.detail}"
                 )
     return found, verdicts, results
 
 
 def accept(verdicts: list[Verdict], results: dict, platform: str | None, root: Path) -> list[str]:
-    """Write ``<name>.<platform>.out`` for each snippet that declares ``differs`` on ``platform``
-    and printed another output than the reviewed one; returns the files written."""
+    """Write ``<name>.<platform>.out`` of each snippet that declares it ``differs`` on ``platform``
+    and printed another output than its reviewed one; returns the files written."""
     written = []
-    if platform is None:
-        return written
     for verdict in verdicts:
         if verdict.status not in ("declared difference", "differs"):
             continue
         path = root / verdict.snippet
         declared = parse_platforms(source_of(path), verdict.snippet).get(platform)
-        if declared is None or not declared.differs:
+        if not (declared and declared.differs):
             continue
         tolerance = parse_tolerance(source_of(path), verdict.snippet)
         if outputs.write_expected(path, results[verdict.snippet].text, tolerance, platform):
@@ -233,53 +209,31 @@ def accept(verdicts: list[Verdict], results: dict, platform: str | None, root: P
 def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
     """The report as JSON data and as text: the stamp, the count of each verdict, one line per
     snippet that is not ``same``."""
+
+    def order(label: str) -> int:
+        return STATUSES.index("needs devices" if label.startswith("needs ") else label)
+
     counts = Counter(v.label() for v in verdicts)
     data = {
         "stamp": found,
-        "counts": dict(sorted(counts.items(), key=lambda kv: _order(kv[0]))),
+        "counts": dict(sorted(counts.items(), key=lambda item: order(item[0]))),
         "snippets": [asdict(v) | {"label": v.label()} for v in verdicts],
     }
+    runtime_version = f", {found['platform_version']}" if found.get("platform_version") else ""
     lines = [
         "The book's snippets on this machine's own devices (make accelerator)",
-        f"  devices:  {found['devices']} x {found['device_kind']} ({found['backend']}"
-        + (f", {found['platform_version']}" if found.get("platform_version") else "")
-        + ")",
+        f"  devices:  {found['devices']} x {found['device_kind']} ({found['backend']}{runtime_version})",
         f"  JAX {found['jax']}, jaxlib {found['jaxlib']}, Python {found['python']}, CPU {found['cpu']}",
         f"  plugins:  {', '.join(f'{k} {v}' for k, v in found['plugins'].items()) or 'none'}",
         f"  date:     {found['date']}",
         "",
         f"{len(verdicts)} snippets: " + ", ".join(f"{n} {label}" for label, n in data["counts"].items()),
     ]
-    for verdict in sorted(verdicts, key=lambda v: (_order(v.label()), v.snippet)):
+    for verdict in sorted(verdicts, key=lambda v: (order(v.label()), v.snippet)):
         if verdict.status != "same":
             detail = verdict.detail if len(verdict.detail) <= DETAIL else verdict.detail[: DETAIL - 3] + "..."
             lines.append(f"  {verdict.label():20} {verdict.snippet}" + (f": {detail}" if detail else ""))
     return data, "\n".join(lines) + "\n"
-
-
-def _order(label: str) -> int:
-    return STATUSES.index("needs devices" if label.startswith("needs ") else label)
-
-
-def selected(snippet_args: list[str], page_args: list[str], root: Path) -> list[Path]:
-    """The snippets to check: those named, every snippet of the pages named, or all of them."""
-    from jaxbook.execute import book_pages_with_cells
-
-    chosen: list[Path] = []
-    for arg in snippet_args:
-        path = (root / arg).resolve() if not Path(arg).is_absolute() else Path(arg)
-        if not path.is_file() or path.name.startswith("_") or path.suffix != ".py":
-            raise SystemExit(f"{arg}: not a snippet file")
-        chosen.append(path)
-    for arg in page_args:
-        page = (root / arg).resolve()
-        if not page.is_file():
-            raise SystemExit(f"{arg}: no such page")
-        chosen += [p for p in pages.read(page).snippets() if p.is_file()]
-    if not snippet_args and not page_args:
-        for page in book_pages_with_cells(root):
-            chosen += [p for p in pages.read(page).snippets() if p.is_file()]
-    return list(dict.fromkeys(chosen))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -288,22 +242,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", action="append", default=[], help="every snippet of a page (repeatable)")
     parser.add_argument("--devices", default="own", help="own (default) or cpu:N, as JAXBOOK_DEVICES")
     parser.add_argument("--accept", action="store_true", help="write <name>.<platform>.out where declared")
-    parser.add_argument("--out", default=str(OUT), help=f"folder of the report (default {OUT})")
+    parser.add_argument("--out", default=layout.ACCELERATOR, type=Path, help="the report's folder")
     args = parser.parse_args(argv)
-    root = book_root().resolve()
-    snippets = selected(args.snippet, args.page, root)
-    found, verdicts, results = run_and_judge(snippets, args.devices, root)
+    root = book_root()
+    try:
+        groups = pages.selection(root, args.page, args.snippet)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    found, verdicts, results = run_and_judge(groups, args.devices, root)
     data, text = report(found, verdicts)
-    platform = found["backend"] if found["backend"] != "cpu" else None
     if args.accept:
-        written = accept(verdicts, results, platform, root)
-        text += "".join(f"wrote {name}: review it with git diff\n" for name in written)
-        data["written"] = written
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out / "report.txt").write_text(text, encoding="utf-8")
-    print(text + f"report: {out / 'report.txt'} and {out / 'report.json'}")
+        data["written"] = accept(verdicts, results, platform_of(found), root)
+        text += "".join(f"wrote {name}: review it with git diff\n" for name in data["written"])
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.json").write_text(
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (args.out / "report.txt").write_text(text, encoding="utf-8")
+    print(text + f"report: {args.out / 'report.txt'} and {args.out / 'report.json'}")
     return 1 if any(v.status in FAILING for v in verdicts) else 0
 
 
