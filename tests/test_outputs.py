@@ -3,7 +3,6 @@ deprecation part of the contract (jaxbook.snippet), in-process."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import textwrap
 import warnings
@@ -376,31 +375,30 @@ def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
 
     page = tmp_path / "guide" / "demo.md"
     page.parent.mkdir()
-    names = ["same", "changed", "now_raises", "stops", "warns"]
+    names = ["same", "changed", "now_raises", "stops", "other", "warns"]
     page.write_text(
         "# demo\n"
         + "".join(f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names)
     )
-    before, results = {}, {}
+    results = {}
     for name in names:
         path = tmp_path / "snippets" / "demo" / f"{name}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("# raises: KeyError\n" if name == "stops" else "x = 1\n")
-        outputs.write_expected(path, "new\n" if name == "changed" else "old\n")
-        before[f"snippets/demo/{name}.py"] = "old\n"
+        path.write_text("x = 1\n")
         results[f"snippets/demo/{name}.py"] = CellResult(
             f"snippets/demo/{name}.py",
             text="old\n",
-            declared="KeyError" if name == "stops" else None,
-            raised="ValueError" if name == "now_raises" else None,
+            declared="KeyError" if name in ("stops", "other") else None,
+            raised={"now_raises": "ValueError", "other": "jax.errors.TracerBoolConversionError"}.get(name),
             warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
             contract=None if name == "same" else "broken",
         )
-    (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key", "outputs": before}))
-    summary = summarise(tmp_path, tmp_path, results)
-    assert "guide/demo.md: 4 of 5 snippets differ" in summary
-    assert "snippets/demo/changed.py: output changed" in summary
+    summary = summarise(tmp_path, "old key", results, changed={"snippets/demo/changed.py"})
+    assert summary.startswith("upgrade: old key\n")
+    assert "guide/demo.md: 5 of 6 snippets differ" in summary
+    assert "snippets/demo/changed.py: output changed; breaks its contract: broken" in summary
     assert "snippets/demo/now_raises.py: now raises ValueError" in summary
     assert "snippets/demo/stops.py: stops raising KeyError" in summary
+    assert "other.py: raises jax.errors.TracerBoolConversionError instead of KeyError" in summary
     assert "snippets/demo/warns.py: warns DeprecationWarning: gone soon" in summary
     assert "snippets/demo/same.py" not in summary

@@ -65,17 +65,12 @@ def needed_devices(text: str) -> int | None:
 
 @dataclass
 class Verdict:
-    """One snippet's result: ``status`` (one of :data:`STATUSES`), why, and the devices it needs."""
+    """One snippet's result: ``status`` (one of :data:`STATUSES`, "needs devices" as "needs N
+    devices") and why."""
 
     snippet: str
     status: str
     detail: str = ""
-    needed: int | None = None
-
-    def label(self) -> str:
-        if self.status == "needs devices":
-            return f"needs {self.needed or runtime.DEVICE_COUNT} devices"
-        return self.status
 
 
 def _why(want: str, got: str, tolerance: compare.Tolerance) -> str:
@@ -119,20 +114,17 @@ def stamp() -> dict:
 
     import jax
 
+    backend = jax.default_backend()
     plugins = {
         d.metadata["Name"]: d.version for d in distributions() if PLUGIN.match(d.metadata["Name"] or "")
     }
     return {
         **runtime.stamp(),
+        "platform": None if backend == "cpu" else backend,  # whose ``# platform:`` lines apply
         "platform_version": str(getattr(jax.devices()[0].client, "platform_version", "")).strip(),
         "plugins": dict(sorted(plugins.items())),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-
-
-def platform_of(found: dict) -> str | None:
-    """The accelerator platform a :func:`stamp` names (``gpu``, ``tpu``), or None on a CPU."""
-    return found["backend"] if found["backend"] != "cpu" else None
 
 
 def run(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, dict]:
@@ -162,8 +154,7 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
         return Verdict(name, "broke", f"{name}: no .out file (make outputs SNIPPET={name})")
     variant = outputs.expected_path(path, platform) if platform else None
     variant_text = variant.read_text(encoding="utf-8") if variant and variant.is_file() else None
-    status, detail = classify(expected, cell.text, tolerance, declared, variant_text, cell.contract)
-    return Verdict(name, status, detail, needed_devices(cell.text + (cell.contract or "")))
+    return Verdict(name, *classify(expected, cell.text, tolerance, declared, variant_text, cell.contract))
 
 
 def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, list, dict]:
@@ -171,17 +162,18 @@ def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tu
     those that differ or broke run again on as many emulated CPU devices, and are "needs devices"
     if they fail there too. Returns the stamp, the verdicts and the results (by snippet name)."""
     found, results = run(groups, devices, root)
-    verdicts = [judge(root / name, cell, platform_of(found), root) for name, cell in results.items()]
+    verdicts = [judge(root / name, cell, found["platform"], root) for name, cell in results.items()]
     count = found["devices"]
     suspects = {root / v.snippet: v for v in verdicts if v.status in FAILING}
     if count < runtime.DEVICE_COUNT and suspects:
         again = {page: [path for path in group if path in suspects] for page, group in groups.items()}
         _, on_cpu = run(again, f"cpu:{count}", root)
         for path, verdict in suspects.items():
-            cpu_verdict = judge(path, on_cpu[verdict.snippet], None, root)
+            cell = on_cpu[verdict.snippet]
+            cpu_verdict = judge(path, cell, None, root)
             if cpu_verdict.status != "same":
-                verdict.status = "needs devices"
-                verdict.needed = verdict.needed or cpu_verdict.needed
+                needed = needed_devices(cell.text + (cell.contract or "")) or runtime.DEVICE_COUNT
+                verdict.status = f"needs {needed} devices"
                 verdict.detail = (
                     f"{cpu_verdict.status} on {count} emulated CPU device(s) too (the outputs are "
                     f"those of {runtime.DEVICE_COUNT}): {verdict.detail}"
@@ -213,11 +205,11 @@ def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
     def order(label: str) -> int:
         return STATUSES.index("needs devices" if label.startswith("needs ") else label)
 
-    counts = Counter(v.label() for v in verdicts)
+    counts = Counter(v.status for v in verdicts)
     data = {
         "stamp": found,
         "counts": dict(sorted(counts.items(), key=lambda item: order(item[0]))),
-        "snippets": [asdict(v) | {"label": v.label()} for v in verdicts],
+        "snippets": [asdict(v) for v in verdicts],
     }
     runtime_version = f", {found['platform_version']}" if found.get("platform_version") else ""
     lines = [
@@ -229,10 +221,10 @@ def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
         "",
         f"{len(verdicts)} snippets: " + ", ".join(f"{n} {label}" for label, n in data["counts"].items()),
     ]
-    for verdict in sorted(verdicts, key=lambda v: (order(v.label()), v.snippet)):
+    for verdict in sorted(verdicts, key=lambda v: (order(v.status), v.snippet)):
         if verdict.status != "same":
             detail = verdict.detail if len(verdict.detail) <= DETAIL else verdict.detail[: DETAIL - 3] + "..."
-            lines.append(f"  {verdict.label():20} {verdict.snippet}" + (f": {detail}" if detail else ""))
+            lines.append(f"  {verdict.status:20} {verdict.snippet}" + (f": {detail}" if detail else ""))
     return data, "\n".join(lines) + "\n"
 
 
@@ -252,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     found, verdicts, results = run_and_judge(groups, args.devices, root)
     data, text = report(found, verdicts)
     if args.accept:
-        data["written"] = accept(verdicts, results, platform_of(found), root)
+        data["written"] = accept(verdicts, results, found["platform"], root)
         text += "".join(f"wrote {name}: review it with git diff\n" for name in data["written"])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.json").write_text(

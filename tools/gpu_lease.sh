@@ -60,7 +60,7 @@ from tools.accelerator import Verdict, report
 
 folder = Path(sys.argv[1])
 parts = [json.loads(p.read_text()) for p in sorted(folder.glob("w*/report.json"))]
-verdicts = [Verdict(s["snippet"], s["status"], s["detail"], s["needed"]) for d in parts for s in d["snippets"]]
+verdicts = [Verdict(**s) for d in parts for s in d["snippets"]]
 data, text = report(parts[0]["stamp"], verdicts)
 data["written"] = [name for d in parts for name in d.get("written", [])]
 text += "".join(f"wrote {name}: review it with git diff\n" for name in data["written"])

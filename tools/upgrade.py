@@ -1,15 +1,14 @@
 """``make upgrade [JAX=0.11.2]`` and ``make lock``: a JAX upgrade as one command and one reviewed diff.
 
-``lock`` remembers every expected output, pins JAX and jaxlib in requirements.in (to ``--jax`` or
-the newest the index serves) and re-resolves requirements.lock; ``make upgrade`` then rebuilds .venv
-and runs ``outputs``: every snippet again, its expected output rewritten, and a per-page summary of
-what changed. ``compile`` is ``make lock``. Working files go to ``_build/upgrade/``.
+``lock`` remembers the versions, pins JAX and jaxlib in requirements.in (to ``--jax`` or the newest
+the index serves) and re-resolves requirements.lock; ``make upgrade`` then rebuilds .venv and runs
+``outputs``: every snippet again, its expected output rewritten, and a per-page summary of what
+changed. ``compile`` is ``make lock``. Working files go to ``_build/upgrade/``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -49,14 +48,8 @@ def compile_lock(root: Path, source: Path, output: Path, upgrade: bool = False) 
 
 
 def lock(root: Path, work: Path, version: str | None) -> None:
-    """Remember the expected outputs and versions (for :func:`summarise`), pin JAX and re-lock."""
-    before = {
-        path.relative_to(root).as_posix(): outputs.read_expected(path)
-        for snippets in pages.selection(root, [], []).values()
-        for path in snippets
-    }
-    state = {"execution_key": runtime.execution_key(), "outputs": before}
-    (work / "before.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+    """Remember the versions (for :func:`summarise`), pin JAX and re-resolve the lock."""
+    (work / "before.txt").write_text(runtime.execution_key(), encoding="utf-8")
     requirements = root / "requirements.in"
     text = requirements.read_text(encoding="utf-8")
     if version is None:  # the newest JAX the index serves, with everything else
@@ -71,12 +64,10 @@ def lock(root: Path, work: Path, version: str | None) -> None:
     print(f"upgrade: requirements.lock re-resolved with jax=={version}")
 
 
-def changes(result: CellResult | None, changed: bool) -> list[str]:
+def changes(result: CellResult, changed: bool) -> list[str]:
     """What the upgrade changed of one snippet: whether its expected output ``changed``, and what
-    its new ``result`` raises, warns or breaks (None: it did not run)."""
+    its new ``result`` raises, warns or breaks."""
     notes = ["output changed"] if changed else []
-    if result is None:
-        return ["failed to run", *notes]
     why = []
     declared, raised = result.declared, result.raised
     if raised and not declared:
@@ -91,17 +82,16 @@ def changes(result: CellResult | None, changed: bool) -> list[str]:
     return notes + why
 
 
-def summarise(root: Path, work: Path, results: dict[str, CellResult]) -> str:
-    """Per page, what the upgrade changed of each snippet (:func:`changes`), from the state
-    :func:`lock` remembered and the results in the new environment (by snippet name)."""
-    state = json.loads((work / "before.json").read_text(encoding="utf-8"))
-    lines = [f"upgrade: {state['execution_key']}", f"     -> {runtime.execution_key()}", ""]
+def summarise(root: Path, before: str, results: dict[str, CellResult], changed: set[str]) -> str:
+    """Per page, what the upgrade from the versions ``before`` changed of each snippet: whether its
+    expected output changed (its name in ``changed``) and :func:`changes` of its result."""
+    lines = [f"upgrade: {before}", f"     -> {runtime.execution_key()}", ""]
     totals = Counter()
     for page, snippets in pages.selection(root, [], []).items():
         rows = []
         for path in snippets:
             name = path.relative_to(root).as_posix()
-            notes = changes(results.get(name), outputs.read_expected(path) != state["outputs"].get(name))
+            notes = changes(results[name], name in changed)
             totals.update(note.split(":")[0] for note in notes)
             if notes:
                 rows.append(f"  {name}: " + "; ".join(notes))
@@ -119,6 +109,7 @@ def rerun(root: Path, work: Path) -> int:
     from jaxbook.snippet import parse_tolerance, source_of
 
     results: dict[str, CellResult] = {}
+    changed = set()
     with Executor(root) as executor:
         for page, snippets in pages.selection(root, [], []).items():
             print(f"{page}: {len(snippets)} snippet(s)", flush=True)
@@ -126,9 +117,10 @@ def rerun(root: Path, work: Path) -> int:
             for path in snippets:
                 name = path.relative_to(root).as_posix()
                 cell = results[name] = result.cell(name)
-                if cell.contract is None:
-                    outputs.write_expected(path, cell.text, parse_tolerance(source_of(path), name))
-    text = summarise(root, work, results)
+                tolerance = parse_tolerance(source_of(path), name)
+                if cell.contract is None and outputs.write_expected(path, cell.text, tolerance):
+                    changed.add(name)
+    text = summarise(root, (work / "before.txt").read_text(encoding="utf-8"), results, changed)
     (work / "summary.txt").write_text(text, encoding="utf-8")
     print("\n" + text, end="")
     return int(any(cell.contract is not None for cell in results.values()))
@@ -137,7 +129,7 @@ def rerun(root: Path, work: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.upgrade", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
-    step = sub.add_parser("lock", help="remember the outputs, pin JAX, re-resolve requirements.lock")
+    step = sub.add_parser("lock", help="remember the versions, pin JAX, re-resolve requirements.lock")
     step.add_argument("--jax", help="JAX and jaxlib version (default: the newest)")
     sub.add_parser("outputs", help="rewrite expected outputs and print the summary")
     sub.add_parser("compile", help="make lock: re-resolve requirements.in, keeping the current pins")
