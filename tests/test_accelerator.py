@@ -15,7 +15,7 @@ from jaxbook.compare import DEFAULT
 from jaxbook.snippet import PlatformDifference
 from jaxbook.store import CellResult
 from tools import accelerator
-from tools.accelerator import Verdict, classify, device_names, needed_devices
+from tools.accelerator import Verdict, classify, device_names
 
 #: Unit tests read none of the book's content (tests/pass_cache.py).
 unit = pytest.mark.inputs()
@@ -63,13 +63,6 @@ def test_a_verdict_says_why_and_device_names_keep_their_ids():
     tpu = "TpuDevice(id=3, process_index=0, coords=(1,1,0), core_on_chip=0)"
     assert device_names(f"[{tpu}, tpu:3]") == "[Device(id=3), device:3]"
     assert device_names("a cpu:7x and MyDevice(id=2)") == "a cpu:7x and MyDevice(id=2)"
-
-
-@unit
-def test_the_devices_a_mesh_needs_come_from_jax_s_error():
-    assert needed_devices("ValueError: Number of devices 1 must be >= the product of mesh_shape (4, 2)") == 8
-    assert needed_devices("Number of devices 2 must be >= the product of mesh_shape (16,)") == 16
-    assert needed_devices("ValueError: cannot select an axis to squeeze out") is None
 
 
 @unit

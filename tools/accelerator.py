@@ -1,16 +1,12 @@
 """``make accelerator``: every snippet run on this machine's own devices, compared with its ``.out``.
 
-Each snippet runs as the build runs it (the book's kernel, the snippet contract) on the devices JAX
-finds (``JAXBOOK_DEVICES=own``) and gets one of the verdicts :data:`STATUSES` (docs/contributing.md
-says what each means). The report goes to ``--out``: ``report.json`` and ``report.txt``, stamped with
-the devices and versions. Exits 1 when a snippet differs or broke.
+Each snippet runs as the build runs it, on the devices JAX finds (``JAXBOOK_DEVICES=own``), and gets
+one of the verdicts :data:`STATUSES` (docs/contributing.md); the report, stamped with the devices
+and versions, goes to ``--out``. Exits 1 when a snippet differs or broke.
 """
-
-from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -25,12 +21,13 @@ from jaxbook.execute import Kernel
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
 
 #: The verdicts, in the report's order; the last two fail the check.
+NEEDS_DEVICES = f"needs {runtime.DEVICE_COUNT} devices"
 STATUSES = (
     "same",
     "within tolerance",
     "accelerator output",
     "declared difference",
-    "needs devices",
+    NEEDS_DEVICES,
     "differs",
     "broke",
 )
@@ -43,12 +40,8 @@ STAMP = "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.du
 # A device's repr (TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)) and str (cuda:0).
 _DEVICE_REPR = re.compile(r"\b(?:Cpu|Cuda|Rocm|Gpu|Tpu)Device\(id=(\d+)(?:[^()]|\([^()]*\))*\)")
 _DEVICE_STR = re.compile(r"\b(?:cpu|cuda|rocm|gpu|tpu):(\d+)\b")
-#: jax.make_mesh's error when the machine has too few devices (jax/_src/mesh_utils.py).
-MESH_ERROR = re.compile(r"Number of devices (\d+) must be >= the product of mesh_shape \(([\d, ]*)\)")
-#: The distributions that run JAX on an accelerator, named in the stamp.
-PLUGIN = re.compile(
-    r"^(jax[-_](cuda|rocm)\d*[-_](plugin|pjrt)|libtpu.*|nvidia[-_](cuda[-_]runtime|cudnn)[-_].*)$"
-)
+#: The distributions that run JAX on an accelerator (names normalised), listed in the stamp.
+PLUGINS = ("jax-cuda", "jax-rocm", "libtpu", "nvidia-cuda-runtime", "nvidia-cudnn")
 
 
 def device_names(text: str) -> str:
@@ -57,16 +50,9 @@ def device_names(text: str) -> str:
     return _DEVICE_STR.sub(r"device:\1", _DEVICE_REPR.sub(r"Device(id=\1)", text))
 
 
-def needed_devices(text: str) -> int | None:
-    """The device count a mesh asked for, from JAX's error in ``text``, or None."""
-    found = MESH_ERROR.search(text)
-    return math.prod(int(n) for n in found.group(2).split(",") if n.strip()) if found else None
-
-
 @dataclass
 class Verdict:
-    """One snippet's result: ``status`` (one of :data:`STATUSES`, "needs devices" as "needs N
-    devices") and why."""
+    """One snippet's result: ``status``, one of :data:`STATUSES`, and why."""
 
     snippet: str
     status: str
@@ -115,9 +101,8 @@ def stamp() -> dict:
     import jax
 
     backend = jax.default_backend()
-    plugins = {
-        d.metadata["Name"]: d.version for d in distributions() if PLUGIN.match(d.metadata["Name"] or "")
-    }
+    versions = {re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower(): d.version for d in distributions()}
+    plugins = {name: version for name, version in versions.items() if name.startswith(PLUGINS)}
     return {
         **runtime.stamp(),
         "platform": None if backend == "cpu" else backend,  # whose ``# platform:`` lines apply
@@ -159,8 +144,8 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
 
 def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, list, dict]:
     """Run and judge the snippets of ``groups`` on ``devices``; with fewer than the book's devices,
-    those that differ or broke run again on as many emulated CPU devices, and are "needs devices"
-    if they fail there too. Returns the stamp, the verdicts and the results (by snippet name)."""
+    those that differ or broke run again on as many emulated CPU devices, and need the book's
+    devices if they fail there too. Returns the stamp, the verdicts and the results (by snippet name)."""
     found, results = run(groups, devices, root)
     verdicts = [judge(root / name, cell, found["platform"], root) for name, cell in results.items()]
     count = found["devices"]
@@ -169,11 +154,9 @@ def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tu
         again = {page: [path for path in group if path in suspects] for page, group in groups.items()}
         _, on_cpu = run(again, f"cpu:{count}", root)
         for path, verdict in suspects.items():
-            cell = on_cpu[verdict.snippet]
-            cpu_verdict = judge(path, cell, None, root)
+            cpu_verdict = judge(path, on_cpu[verdict.snippet], None, root)
             if cpu_verdict.status != "same":
-                needed = needed_devices(cell.text + (cell.contract or "")) or runtime.DEVICE_COUNT
-                verdict.status = f"needs {needed} devices"
+                verdict.status = NEEDS_DEVICES
                 verdict.detail = (
                     f"{cpu_verdict.status} on {count} emulated CPU device(s) too (the outputs are "
                     f"those of {runtime.DEVICE_COUNT}): {verdict.detail}"
@@ -201,16 +184,9 @@ def accept(verdicts: list[Verdict], results: dict, platform: str | None, root: P
 def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
     """The report as JSON data and as text: the stamp, the count of each verdict, one line per
     snippet that is not ``same``."""
-
-    def order(label: str) -> int:
-        return STATUSES.index("needs devices" if label.startswith("needs ") else label)
-
-    counts = Counter(v.status for v in verdicts)
-    data = {
-        "stamp": found,
-        "counts": dict(sorted(counts.items(), key=lambda item: order(item[0]))),
-        "snippets": [asdict(v) for v in verdicts],
-    }
+    ranked = sorted(verdicts, key=lambda v: (STATUSES.index(v.status), v.snippet))
+    counts = dict(Counter(v.status for v in ranked))  # in the order of STATUSES
+    data = {"stamp": found, "counts": counts, "snippets": [asdict(v) for v in verdicts]}
     runtime_version = f", {found['platform_version']}" if found.get("platform_version") else ""
     lines = [
         "The book's snippets on this machine's own devices (make accelerator)",
@@ -219,9 +195,9 @@ def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
         f"  plugins:  {', '.join(f'{k} {v}' for k, v in found['plugins'].items()) or 'none'}",
         f"  date:     {found['date']}",
         "",
-        f"{len(verdicts)} snippets: " + ", ".join(f"{n} {label}" for label, n in data["counts"].items()),
+        f"{len(verdicts)} snippets: " + ", ".join(f"{n} {status}" for status, n in counts.items()),
     ]
-    for verdict in sorted(verdicts, key=lambda v: (order(v.status), v.snippet)):
+    for verdict in ranked:
         if verdict.status != "same":
             detail = verdict.detail if len(verdict.detail) <= DETAIL else verdict.detail[: DETAIL - 3] + "..."
             lines.append(f"  {verdict.status:20} {verdict.snippet}" + (f": {detail}" if detail else ""))
@@ -247,9 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         data["written"] = accept(verdicts, results, found["platform"], root)
         text += "".join(f"wrote {name}: review it with git diff\n" for name in data["written"])
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "report.json").write_text(
-        json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    report_json = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    (args.out / "report.json").write_text(report_json, encoding="utf-8")
     (args.out / "report.txt").write_text(text, encoding="utf-8")
     print(text + f"report: {args.out / 'report.txt'} and {args.out / 'report.json'}")
     return 1 if any(v.status in FAILING for v in verdicts) else 0

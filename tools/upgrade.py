@@ -1,12 +1,9 @@
 """``make upgrade [JAX=0.11.2]`` and ``make lock``: a JAX upgrade as one command and one reviewed diff.
 
-``lock`` remembers the versions, pins JAX and jaxlib in requirements.in (to ``--jax`` or the newest
-the index serves) and re-resolves requirements.lock; ``make upgrade`` then rebuilds .venv and runs
-``outputs``: every snippet again, its expected output rewritten, and a per-page summary of what
-changed. ``compile`` is ``make lock``. Working files go to ``_build/upgrade/``.
+``lock`` pins JAX and jaxlib in requirements.in (to ``--jax`` or the newest) and re-resolves
+requirements.lock; once .venv is rebuilt, ``outputs`` reruns every snippet, rewrites its expected
+output and summarises per page what changed. ``compile`` is ``make lock``.
 """
-
-from __future__ import annotations
 
 import argparse
 import re
@@ -28,9 +25,8 @@ def pin(requirements_in: str, version: str | None) -> str:
 
 
 def compile_lock(root: Path, source: Path, output: Path, upgrade: bool = False) -> None:
-    """Resolve ``source`` into the hashed lock ``output`` with ``uv pip compile``, keeping the pins
-    already there unless ``upgrade``. Every lock is written by the uv that
-    ``tools/uv-requirements.txt`` pins, installed once into ``_build/locker``."""
+    """Resolve ``source`` into the hashed lock ``output``, keeping its pins unless ``upgrade``, with
+    the uv that ``tools/uv-requirements.txt`` pins (installed once into ``_build/locker``)."""
     locker = root / layout.LOCKER
     uv = locker / "bin" / "uv"
     if not uv.exists():
