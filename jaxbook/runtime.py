@@ -69,7 +69,7 @@ def devices() -> str | int:
     """Which devices this process runs on (``JAXBOOK_DEVICES``): unset or ``cpu``, the book's
     :data:`DEVICE_COUNT` emulated CPU devices; ``cpu:N``, N of them (``cpu:1`` stands in for a
     machine with one accelerator); ``own``, the devices JAX finds itself (a GPU or TPU when there
-    is one: the accelerator check, :mod:`jaxbook.accelerator`). Returns ``"own"`` or the count."""
+    is one: the accelerator check, :mod:`tools.accelerator`). Returns ``"own"`` or the count."""
     value = os.environ.get("JAXBOOK_DEVICES", "cpu").strip() or "cpu"
     if value == "own":
         return value

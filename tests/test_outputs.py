@@ -3,7 +3,6 @@ deprecation part of the contract (jaxbook.snippet), in-process."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import textwrap
 import warnings
@@ -324,7 +323,7 @@ def test_warning_filters_are_restored():
 
 
 def test_upgrade_pins_jax_and_jaxlib_only():
-    from jaxbook.upgrade import pin
+    from tools.upgrade import pin
 
     text = "# deps\njax==0.12.0.1\njaxlib==0.12.0.1\noptax\njaxtyping==1.0\n"
     assert pin(text, "0.11.2") == "# deps\njax==0.11.2\njaxlib==0.11.2\noptax\njaxtyping==1.0\n"
@@ -344,7 +343,8 @@ printf 'uv=%s pins=%s hashes=%s\\n' "$0" "$pins" "$hashes" > "$2"
 
 def test_make_lock_keeps_pins_and_make_upgrade_moves_them_with_one_pinned_uv(tmp_path, monkeypatch):
     """Both write the hashed lock with the uv that tools/uv-requirements.txt pins, installed once."""
-    from jaxbook import layout, upgrade
+    from jaxbook import layout
+    from tools import upgrade
 
     real_run, installs = subprocess.run, []
 
@@ -367,39 +367,38 @@ def test_make_lock_keeps_pins_and_make_upgrade_moves_them_with_one_pinned_uv(tmp
     assert lock.read_text() == f"uv={uv} pins=moved hashes=yes\n"
     assert [c[-1] for c in installs if "install" in c] == [str(tmp_path / "tools" / "uv-requirements.txt")]
     dry_run = subprocess.run(["make", "-n", "lock", "VENV="], cwd=ROOT, capture_output=True, text=True)
-    assert "-m jaxbook.upgrade compile" in dry_run.stdout, dry_run.stdout + dry_run.stderr
+    assert "-m tools.upgrade compile" in dry_run.stdout, dry_run.stdout + dry_run.stderr
 
 
 def test_upgrade_summary_lists_each_kind_of_change_per_page(tmp_path):
-    from jaxbook.upgrade import summarise
+    from tools.upgrade import summarise
 
     page = tmp_path / "guide" / "demo.md"
     page.parent.mkdir()
-    names = ["same", "changed", "now_raises", "stops", "warns"]
+    names = ["same", "changed", "now_raises", "stops", "other", "warns"]
     page.write_text(
         "# demo\n"
         + "".join(f"\n```{{code-cell}} ipython3\n:load: ../snippets/demo/{n}.py\n```\n" for n in names)
     )
-    before, results = {}, {}
+    results = {}
     for name in names:
         path = tmp_path / "snippets" / "demo" / f"{name}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("# raises: KeyError\n" if name == "stops" else "x = 1\n")
-        outputs.write_expected(path, "new\n" if name == "changed" else "old\n")
-        before[f"snippets/demo/{name}.py"] = "old\n"
+        path.write_text("x = 1\n")
         results[f"snippets/demo/{name}.py"] = CellResult(
             f"snippets/demo/{name}.py",
             text="old\n",
-            declared="KeyError" if name == "stops" else None,
-            raised="ValueError" if name == "now_raises" else None,
+            declared="KeyError" if name in ("stops", "other") else None,
+            raised={"now_raises": "ValueError", "other": "jax.errors.TracerBoolConversionError"}.get(name),
             warnings=["DeprecationWarning: gone soon"] if name == "warns" else [],
             contract=None if name == "same" else "broken",
         )
-    (tmp_path / "before.json").write_text(json.dumps({"execution_key": "old key", "outputs": before}))
-    summary = summarise(tmp_path, tmp_path, results)
-    assert "guide/demo.md: 4 of 5 snippets differ" in summary
-    assert "snippets/demo/changed.py: output changed" in summary
+    summary = summarise(tmp_path, "old key", results, changed={"snippets/demo/changed.py"})
+    assert summary.startswith("upgrade: old key\n")
+    assert "guide/demo.md: 5 of 6 snippets differ" in summary
+    assert "snippets/demo/changed.py: output changed; breaks its contract: broken" in summary
     assert "snippets/demo/now_raises.py: now raises ValueError" in summary
     assert "snippets/demo/stops.py: stops raising KeyError" in summary
+    assert "other.py: raises jax.errors.TracerBoolConversionError instead of KeyError" in summary
     assert "snippets/demo/warns.py: warns DeprecationWarning: gone soon" in summary
     assert "snippets/demo/same.py" not in summary
