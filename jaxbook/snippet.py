@@ -228,15 +228,12 @@ def parse_declaration(source: str, name: str, key: str = "raises") -> Declaratio
 
 def is_project_file(filename: str) -> bool:
     """True for a frame that readers should see: a file of this repository (not the venv)."""
-    if filename.startswith("<"):
-        return False
-    path = Path(filename)
-    if not path.is_absolute():
-        return not filename.startswith(".venv")
-    path = path.resolve()
-    if path.is_relative_to(ROOT / "jaxbook") or ".venv" in path.parts:
-        return False
-    return path.is_relative_to(book_root())
+    if not Path(filename).is_absolute():
+        return not filename.startswith(("<", ".venv"))
+    path = Path(filename).resolve()
+    return path.is_relative_to(book_root()) and not (
+        path.is_relative_to(ROOT / "jaxbook") or ".venv" in path.parts
+    )
 
 
 def trimmed_traceback(exc: BaseException) -> list[str]:
@@ -253,12 +250,9 @@ def trimmed_traceback(exc: BaseException) -> list[str]:
 
 
 def scrub(text: str) -> str:
-    """Replace absolute paths of this machine by package-relative or repository-relative ones.
-
-    Packages first: with the venv inside the repository, removing the root first would turn
-    ``<root>/.venv/lib/python3.12/site-packages/optax/x.py`` into ``.venvoptax/x.py``. A package
-    path starts where a path can start, not inside a word, and holds no colon or quote
-    (``snippets/x.py:3:/usr/lib/...``)."""
+    """Replace absolute paths of this machine by package-relative or repository-relative ones:
+    packages first (with the venv in the repository, removing the root first would leave
+    ``.venvoptax/x.py``); a package path starts where a path can start and holds no colon or quote."""
     text = re.sub(r"(?<![\w.-])/[^\s:\"']*?/site-packages/", "", text)
     for root in {str(book_root()), str(ROOT)}:
         text = text.replace(root + "/", "")

@@ -4,7 +4,6 @@ and what changed; and the build's closing summary that points to those commands.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -170,10 +169,7 @@ def test_the_build_summary_names_each_problem_the_changed_helper_and_the_command
     # nothing of other extensions' configuration on the terminal (lines of 1000 characters)
     assert "MdParserConfig(" not in built.stdout and "Using jupyter-cache" not in built.stdout
     assert max(len(line) for line in built.stdout.splitlines()) < 400
-    failed = json.loads((book / "_build/failures.json").read_text())["snippets"]
-    assert failed == [f"snippets/{s}.py" for s in ("alpha/one", "alpha/three", "alpha/two", "beta/four")]
-
-    accepted = make(book, "FAILED=1")
+    accepted = make(book, "FAILED=1")  # the four outputs the build listed, and no other
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "1 new, 3 changed, 0 unchanged" in accepted.stdout
     assert (book / "snippets/beta/four.out").read_text() == "four: 20\n"

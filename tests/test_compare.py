@@ -29,6 +29,7 @@ LOSS_SCALE = ROOT / "snippets" / "profiling" / "dynamic_loss_scale.py"
         ("finite: True\n", "finite: False\n", "a boolean"),
         ("f32[8,4]\n", "f32[8,5]\n", "a shape"),
         ("[1. 2.]\n", "[1 2]\n", "floats printed as integers"),
+        ("gradient 1.0000\n", "gradient 1\n", "a float printed without its point (format 'g')"),
         ("[0.1 0.2]\n", "[0.1 0.3]\n", "a short number: no unit of its last digit allowed"),
         ("nan\n", "0.0\n", "nan is no number"),
         ("[inf]\n", "[-inf]\n", "the sign of an infinity"),
@@ -62,12 +63,13 @@ def test_what_another_cpu_changes_matches_with_the_default_tolerance(expected, a
     assert verdict.difference("snippets/a/b.py", expected, actual) is None
 
 
-def test_the_explanation_names_each_number_out_of_tolerance_and_its_line():
-    reasons = compare.explain("a 1.000\nb 2.000 3.000\n", "a 1.000\nb 2.100 3.300\n")
-    assert reasons == [
-        "line 2: 2.100 where 2.000 was expected (a difference of 0.1, 5.0e-02 of it)",
-        "line 2: 3.300 where 3.000 was expected (a difference of 0.3, 1.0e-01 of it)",
-    ]
+def test_the_message_names_the_snippet_each_number_out_of_tolerance_a_diff_and_the_command():
+    message = verdict.difference("snippets/a/b.py", "a 1.000\nb 2.000 3.000\n", "a 1.000\nb 2.100 3.300\n")
+    assert message.startswith("snippets/a/b.py: output differs from snippets/a/b.out (floats compared with")
+    assert "\n  line 2: 2.100 where 2.000 was expected (a difference of 0.1, 5.0e-02 of it)\n" in message
+    assert "\n  line 2: 3.300 where 3.000 was expected (a difference of 0.3, 1.0e-01 of it)\n" in message
+    assert "--- snippets/a/b.out (expected)" in message and "-b 2.000 3.000\n+b 2.100 3.300\n" in message
+    assert message.endswith("run `make outputs SNIPPET=snippets/a/b.py`, read `git diff`, and commit it.")
     assert compare.explain("a: 1\n", "a: 2\n") == ["line 1: the text differs, not only its numbers"]
 
 
@@ -106,17 +108,8 @@ def test_every_declared_tolerance_is_wider_than_the_default_and_says_why():
 # --- properties ---------------------------------------------------------------------------------
 
 #: Formats that always print a decimal point or an exponent. ``g`` drops them for round values
-#: (``f"{1.0:.5g}"`` is ``1``), which the comparison then reads as an integer: see the next test.
+#: (``f"{1.0:.5g}"`` is ``1``), which the comparison reads as an integer (a case above).
 FORMATS = st.sampled_from(["{:.4f}", "{:.6f}", "{:.3e}", "{!r}", "{:.2f}", "{:.7e}"])
-
-
-def test_a_float_printed_without_its_point_is_an_integer_to_the_comparison():
-    """Documented in docs/contributing.md: print floats with a format that keeps the point."""
-    assert f"{1.0:.5g}" == "1"
-    assert not compare.matches("gradient 1\n", f"gradient {1.000004:.7g}\n", Tolerance(1e-3))
-    assert compare.matches("gradient 1.0000\n", f"gradient {1.000004:.4f}\n", Tolerance(1e-3))
-
-
 VALUES = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).filter(lambda v: abs(v) > 1e-3)
 
 

@@ -1,5 +1,4 @@
-"""Expected outputs (jaxbook.outputs), the message that fails the build (jaxbook.verdict) and the
-page rule (jaxbook.pages), in-process."""
+"""Expected outputs (jaxbook.outputs) and the page rule (jaxbook.pages), in-process."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, outputs, pages, verdict
+from jaxbook import ROOT, outputs, pages
 from jaxbook.compare import Tolerance
 from jaxbook.store import CellResult
 
@@ -63,17 +62,6 @@ def test_a_timing_tables_decimals_are_durations_up_to_a_blank_line():
 
         after the table: 1.5 stays
         """)
-
-
-def test_the_message_that_fails_the_build_names_the_snippet_shows_a_diff_and_the_command():
-    message = verdict.difference("snippets/jit/jit_basic.py", "a\nsame: True\nz\n", "a\nsame: False\nz\n")
-    assert message.startswith("snippets/jit/jit_basic.py: output differs from snippets/jit/jit_basic.out")
-    assert "-same: True\n+same: False\n" in message
-    assert "--- snippets/jit/jit_basic.out (expected)" in message
-    assert message.endswith(
-        "run `make outputs SNIPPET=snippets/jit/jit_basic.py`, read `git diff`, and commit it."
-    )
-    assert verdict.difference("snippets/jit/jit_basic.py", "a\n", "a\n") is None
 
 
 def test_write_expected_keeps_a_file_that_matches_within_tolerance(tmp_path):

@@ -1,12 +1,7 @@
-"""Every snippet of the book, discovered automatically, run in the book's kernel under its
-contract, its output compared with the committed expected output (snippets/**/*.out).
-
-A test takes the result of the snippet's page from the execution store (jaxbook.store): the
-build's, when it describes the files on disk, the machinery and this environment; otherwise the
-page runs here, in a kernel of this worker, and its result is kept.
-
-The test id is the snippet's path under snippets/, the name shown above its cell on the site:
-    pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
+"""Every snippet of the book, run in the book's kernel under its contract (the page's result from
+the execution store, or run here when the store lacks it), its output compared with its .out file.
+The test id is the name shown above its cell on the site:
+``pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"``.
 """
 
 from __future__ import annotations
