@@ -219,12 +219,9 @@ def test_restored_state_undoes_config_and_print_options():
     import numpy
 
     precision = numpy.get_printoptions()["precision"]
-    off = "jax.config.update('jax_debug_key_reuse', False)\n"
+    source = "import jax, numpy\n\njax.config.update('jax_debug_key_reuse', False)\n"
     with restored_state():
-        assert execute(f"import jax, numpy\n{off}numpy.set_printoptions(precision=9)\n", "x.py") == (
-            None,
-            None,
-        )
+        assert execute(source + "numpy.set_printoptions(precision=9)\n", "x.py") == (None, None)
         assert jax.config.jax_debug_key_reuse is False and numpy.get_printoptions()["precision"] == 9
     assert jax.config.jax_debug_key_reuse is True
     assert numpy.get_printoptions()["precision"] == precision
