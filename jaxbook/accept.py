@@ -17,22 +17,14 @@ from jaxbook.execute import Executor
 from jaxbook.snippet import parse_tolerance, source_of
 
 
-def last_failures(root: Path) -> list[str]:
-    """The snippets the last build reported as differing from, or missing, their ``.out``."""
-    try:
-        return json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))["snippets"]
-    except (OSError, ValueError, KeyError):
-        return []
-
-
 def importers(helper: Path, root: Path) -> list[Path]:
     """Every snippet of the book that imports ``helper``, directly or through another module."""
-    found = []
-    for page in pages.book_pages(root):
-        for snippet in pages.loaded_snippets(page):
-            if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]:
-                found.append(snippet)
-    return found
+    return [
+        snippet
+        for page in pages.book_pages(root)
+        for snippet in pages.loaded_snippets(page)
+        if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]
+    ]
 
 
 #: ``make outputs``'s variables; a non-empty FAILED or COMPARE turns it on.
@@ -60,8 +52,13 @@ def select(root: Path, given: dict[str, str]) -> dict[str, list[Path]]:
         if not users:
             raise ValueError(f"{name}: no snippet imports it")
         named += [s.relative_to(root).as_posix() for s in users]
-    if given["FAILED"]:
-        failed = last_failures(root)
+    if given["FAILED"]:  # the snippets the last build reported as differing from, or missing, their .out
+        try:
+            failed = json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))[
+                "snippets"
+            ]
+        except (OSError, ValueError, KeyError):
+            failed = []
         if not failed:
             raise ValueError("the last build reported no output that differs or is missing")
         named += failed

@@ -120,10 +120,10 @@ def test_every_snippet_is_shown_by_the_one_page_its_folder_names():
     ]
     for snippet, page in shown:
         try:
-            home = pages.page_of(snippet, ROOT)
+            home = pages.page_of(snippet, ROOT).relative_to(ROOT)
         except ValueError as exc:
             home = exc
-        if home != page:
+        if home != page.relative_to(ROOT):
             wrong.append(
                 f"{snippet.relative_to(ROOT)} is loaded by {page.relative_to(ROOT)}; the rule: {home}"
             )
