@@ -53,10 +53,9 @@ def select(root: Path, given: dict[str, str]) -> dict[str, list[Path]]:
             raise ValueError(f"{name}: no snippet imports it")
         named += [s.relative_to(root).as_posix() for s in users]
     if given["FAILED"]:  # the snippets the last build reported as differing from, or missing, their .out
+        report = root / layout.BUILD / layout.FAILURES
         try:
-            failed = json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))[
-                "snippets"
-            ]
+            failed = json.loads(report.read_text(encoding="utf-8"))["snippets"]
         except (OSError, ValueError, KeyError):
             failed = []
         if not failed:
