@@ -81,7 +81,7 @@ import re, sys
 from importlib.metadata import distribution
 from packaging.requirements import Requirement
 
-roots = ["jax", "ipykernel", "jupyter-client", "myst-parser", "pytest-doctestplus", "pyyaml", "matplotlib",
+roots = ["jax", "ipykernel", "jupyter-client", "myst-parser", "pyyaml", "matplotlib",
          "optax", "orbax-checkpoint", "equinox", "hypothesis", "pytest", "scipy", "numpy", "jaxtyping"]
 left_out = re.compile(r"^(jaxlib|sphinx.*|babel|alabaster|imagesize|snowballstemmer|roman-numerals|debugpy)$")
 seen, files = set(), []
