@@ -39,21 +39,21 @@ outputs: $(VENV)
 # <name>.<platform>.out of the snippets that declare '# platform: <platform> differs'.
 # make accelerator [SNIPPET="a.py b.py"] [PAGE=guide/jit.md] [ACCEPT=1]
 accelerator: $(VENV)
-	$(PY) -m jaxbook.accelerator $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
+	$(PY) -m tools.accelerator $(foreach s,$(SNIPPET),--snippet $(s)) $(foreach p,$(PAGE),--page $(p)) \
 	  $(if $(ACCEPT),--accept)
 
 # Upgrade JAX and everything else (or pin: make upgrade JAX=0.11.2): new lock, new .venv,
 # rewritten expected outputs and a per-page summary. Review with git diff.
 upgrade: $(VENV)
-	$(PY) -m jaxbook.upgrade lock $(if $(JAX),--jax $(JAX))
+	$(PY) -m tools.upgrade lock $(if $(JAX),--jax $(JAX))
 	@bash tools/bootstrap.sh
-	$(PY) -m jaxbook.upgrade outputs
+	$(PY) -m tools.upgrade outputs
 
 # Mutation testing of the practice solutions (maintainers; slow: minutes per problem, one mutant
 # at a time): make mutation PROBLEM=masked-mean, or every problem without PROBLEM. Writes
-# practice/<section>/<problem>/mutation.json (jaxbook/mutation.py).
+# practice/<section>/<problem>/mutation.json (tools/mutation.py).
 mutation: $(VENV)
-	nice -n 15 $(PY) -m jaxbook.mutation $(PROBLEM)
+	nice -n 15 $(PY) -m tools.mutation $(PROBLEM)
 
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
@@ -80,7 +80,7 @@ audit: $(VENV)
 # uv reads the hashes from the index (pip-tools downloads every wheel to hash it); pins already in
 # requirements.lock are kept unless requirements.in asks otherwise (make upgrade moves them).
 lock: $(VENV)
-	$(PY) -m jaxbook.upgrade compile
+	$(PY) -m tools.upgrade compile
 
 clean:
 	rm -rf $(BUILD)

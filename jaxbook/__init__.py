@@ -32,11 +32,11 @@ Commands (``make`` targets):
 - :mod:`jaxbook.build`    -- ``make html`` and ``make page``.
 - :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
 - :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
-- :mod:`jaxbook.upgrade`  -- ``make upgrade`` and ``make lock``: new lock, new outputs, per-page summary.
-- :mod:`jaxbook.accelerator` -- ``make accelerator``: the snippets on a GPU or TPU.
 - :mod:`jaxbook.practice` -- ``make check PROBLEM=...``: a practice problem's tests run and reported
   (also for notebooks, practice/conftest.py and ``make practice``, which is practice/study.py).
-- :mod:`jaxbook.mutation` -- ``make mutation``: the practice tests' mutation scores.
+
+The maintainers' commands (``make upgrade``, ``make lock``, ``make accelerator``, ``make mutation``)
+are in ``tools/``: they import this package; it never imports them.
 """
 
 import os

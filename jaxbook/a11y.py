@@ -1,13 +1,8 @@
 """Cells' figures for every reader, checked when a page is read (the HTML is made accessible when
-the site is published: :mod:`jaxbook.publish`).
-
-- A cell's HTML picture (the coloured sharding maps of ``jax.debug.visualize_array_sharding``,
-  drawn by rich as text) becomes an image for assistive technology, named by the alt text the page
-  gives the cell (``:mystnb: {image: {alt: "..."}}``, the option MyST-NB uses for image outputs):
-  one mechanism for every picture a cell draws.
-- A cell's image (a matplotlib figure) carries its size (no layout shift) and loads lazily.
-- A picture or an image without alt text is a build warning (an error in the strict build).
-"""
+the site is published: :mod:`jaxbook.publish`): a cell's HTML picture (a sharding map that rich
+draws as coloured text) becomes an image named by the alt text the page gives the cell
+(``:mystnb: {image: {alt: "..."}}``, MyST-NB's option for image outputs); a cell's image carries
+its size and loads lazily; a picture or an image without alt text is a build warning."""
 
 from __future__ import annotations
 
@@ -22,6 +17,10 @@ logger = logging.getLogger(__name__)
 
 # rich's HTML export: a <pre> whose spans carry background colours (a picture drawn with text).
 RICH_PICTURE = re.compile(r'<pre style="white-space:pre;[^"]*">.*background-color', re.S)
+NO_ALT = (
+    "a cell draws {} but has no alt text: add "
+    ':mystnb: {{image: {{alt: "what it shows"}}}} to the cell\'s options'
+)
 
 
 def picture_alt(cell) -> str | None:
@@ -31,28 +30,23 @@ def picture_alt(cell) -> str | None:
 
 
 def size_image(image: nodes.image, srcdir: Path) -> None:
-    """Give a cell's image its size in pixels (the browser keeps its place before it arrives: no
-    layout shift, Lighthouse's "unsized-images") and let the browser load it when it nears the
-    screen (``loading="lazy"``)."""
+    """Give a cell's image its size in pixels (no layout shift while it loads: Lighthouse's
+    "unsized-images") and let the browser load it when it nears the screen."""
     from sphinx.util.images import get_image_size
 
     if "width" not in image and "height" not in image:
         size = get_image_size(srcdir / image["uri"])
         if size is None:
-            logger.warning(
-                f"the size of the cell's image {image['uri']} cannot be read",
-                location=image,
-                type="jaxbook",
-                subtype="image",
-            )
+            message = f"the size of the cell's image {image['uri']} cannot be read"
+            logger.warning(message, location=image, type="jaxbook", subtype="image")
         else:
             image["width"], image["height"] = (str(n) for n in size)
     image["loading"] = "lazy"
 
 
 def on_doctree_read(app, doctree) -> None:
-    """Name each cell's HTML picture with the cell's alt text (role="img"); a picture or an image
-    without alt text is a build warning (an error in the strict build)."""
+    """Name each cell's HTML picture with the cell's alt text (role="img"); warn of a picture or
+    an image without alt text."""
     for cell in doctree.findall(nodes.container):
         if cell.get("nb_element") != "cell_code":
             continue
@@ -60,33 +54,16 @@ def on_doctree_read(app, doctree) -> None:
         for image in cell.findall(nodes.image):
             size_image(image, Path(app.srcdir))
             if not image.get("alt", "").strip():
-                logger.warning(
-                    "a cell draws an image but has no alt text: add "
-                    ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
-                    location=cell,
-                    type="jaxbook",
-                    subtype="alt",
-                )
+                logger.warning(NO_ALT.format("an image"), location=cell, type="jaxbook", subtype="alt")
         for raw in list(cell.findall(nodes.raw)):
             if raw.get("format") != "html" or not RICH_PICTURE.search(raw.astext()):
                 continue
             if alt is None:
-                logger.warning(
-                    "a cell draws a picture (a coloured map) but has no alt text: add "
-                    ':mystnb: {image: {alt: "what it shows"}} to the cell\'s options',
-                    location=cell,
-                    type="jaxbook",
-                    subtype="alt",
-                )
+                message = NO_ALT.format("a picture (a coloured map)")
+                logger.warning(message, location=cell, type="jaxbook", subtype="alt")
                 continue
-            quoted = escape(alt, quote=True)
-            raw.replace_self(
-                nodes.raw(
-                    "",
-                    f'<div class="jaxbook-picture" role="img" aria-label="{quoted}">{raw.astext()}</div>',
-                    format="html",
-                )
-            )
+            html = f'<div class="jaxbook-picture" role="img" aria-label="{escape(alt)}">{raw.astext()}</div>'
+            raw.replace_self(nodes.raw("", html, format="html"))
 
 
 def setup(app):

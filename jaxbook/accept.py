@@ -1,7 +1,7 @@
 """``make outputs``: write the expected outputs (``snippets/**/*.out``) from the real results,
 executing only the pages the store lacks, and list what is new and changed; ``COMPARE=1``
-compares instead. ``python -m jaxbook.accept`` takes make's variables as they are spelled there,
-``SNIPPET="a.py b.py" PAGE=... HELPER=... FAILED=1 COMPARE=1`` (docs/contributing.md).
+compares instead. Takes make's variables as make spells them: ``python -m jaxbook.accept
+SNIPPET="a.py b.py" PAGE=... HELPER=... FAILED=1 COMPARE=1`` (docs/contributing.md).
 """
 
 from __future__ import annotations
@@ -14,25 +14,17 @@ from pathlib import Path
 from jaxbook import book_root, layout, outputs, pages, verdict
 from jaxbook.deps import project_dependencies
 from jaxbook.execute import Executor
-from jaxbook.snippet import parse_tolerance
-
-
-def last_failures(root: Path) -> list[str]:
-    """The snippets the last build reported as differing from, or missing, their ``.out``."""
-    try:
-        return json.loads((root / layout.BUILD / layout.FAILURES).read_text(encoding="utf-8"))["snippets"]
-    except (OSError, ValueError, KeyError):
-        return []
+from jaxbook.snippet import parse_tolerance, source_of
 
 
 def importers(helper: Path, root: Path) -> list[Path]:
     """Every snippet of the book that imports ``helper``, directly or through another module."""
-    found = []
-    for page in pages.book_pages(root):
-        for snippet in pages.loaded_snippets(page):
-            if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]:
-                found.append(snippet)
-    return found
+    return [
+        snippet
+        for page in pages.book_pages(root)
+        for snippet in pages.loaded_snippets(page)
+        if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]
+    ]
 
 
 #: ``make outputs``'s variables; a non-empty FAILED or COMPARE turns it on.
@@ -60,8 +52,12 @@ def select(root: Path, given: dict[str, str]) -> dict[str, list[Path]]:
         if not users:
             raise ValueError(f"{name}: no snippet imports it")
         named += [s.relative_to(root).as_posix() for s in users]
-    if given["FAILED"]:
-        failed = last_failures(root)
+    if given["FAILED"]:  # the snippets the last build reported as differing from, or missing, their .out
+        report = root / layout.BUILD / layout.FAILURES
+        try:
+            failed = json.loads(report.read_text(encoding="utf-8"))["snippets"]
+        except (OSError, ValueError, KeyError):
+            failed = []
         if not failed:
             raise ValueError("the last build reported no output that differs or is missing")
         named += failed
@@ -88,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     compare = bool(given["COMPARE"])
-    status, written, unchanged, failed = 0, [], 0, 0
+    written, unchanged, failed = [], 0, 0
     with Executor(root) as executor:
         for page, snippets in sorted(groups.items()):
             if executor.cached(root / page) is None:  # only what takes time is announced
@@ -99,46 +95,39 @@ def main(argv: list[str] | None = None) -> int:
                 cell = result.cell(name)
                 finding = verdict.verdict(cell, root, compare_output=compare, inputs=result.inputs)
                 if finding is not None:
-                    status, failed = 1, failed + 1
+                    failed += 1
                     print(f"{page}: {finding.summary}")
-                    continue
-                if compare:
-                    unchanged += 1
-                    continue
-                tolerance = parse_tolerance(snippet.read_text(encoding="utf-8"), name)
-                if outputs.write_expected(snippet, cell.text, tolerance):
-                    written.append(outputs.expected_path(snippet))
-                else:
-                    unchanged += 1
-                verdict.remember_match(name, result.inputs, root)
+                elif not compare:
+                    if outputs.write_expected(snippet, cell.text, parse_tolerance(source_of(snippet), name)):
+                        written.append(outputs.expected_path(snippet))
+                    else:
+                        unchanged += 1
+                    verdict.remember_match(name, result.inputs, root)
     total = sum(len(s) for s in groups.values())
-    if compare:
-        if status == 0:
-            print(
-                f"all {total} snippet(s) of {len(groups)} page(s) hold their contract and match their .out files"
-            )
-        else:
-            print(f"{failed} of {total} snippet(s) fail")
-        return status
-    print(written_report(sorted(written), new_files(written, root), unchanged, root), end="")
-    return status
+    if compare and failed:
+        print(f"{failed} of {total} snippet(s) fail")
+    elif compare:
+        print(
+            f"all {total} snippet(s) of {len(groups)} page(s) hold their contract and match their .out files"
+        )
+    else:
+        print(written_report(sorted(written), new_files(written, root), unchanged, root), end="")
+    return 1 if failed else 0
 
 
 def written_report(written: list[Path], fresh: set[Path], unchanged: int, root: Path) -> str:
     """What ``make outputs`` wrote, new files included, and the commands that review it: a new
     file is untracked, so ``git diff`` shows it only after ``git add -N`` (intent to add)."""
-
-    def name(path: Path) -> str:
-        return path.relative_to(root).as_posix()
-
-    lines = [f"{'new' if p in fresh else 'changed'}: {name(p)}" for p in written]
-    changed = len(written) - len(fresh)
-    lines.append(f"{len(fresh)} new, {changed} changed, {unchanged} unchanged expected output(s)")
+    names = {path: path.relative_to(root).as_posix() for path in written}
+    lines = [f"{'new' if path in fresh else 'changed'}: {names[path]}" for path in written]
+    lines.append(
+        f"{len(fresh)} new, {len(written) - len(fresh)} changed, {unchanged} unchanged expected output(s)"
+    )
+    if fresh:
+        lines.append(
+            f"let git diff show the new files: git add -N {' '.join(names[p] for p in written if p in fresh)}"
+        )
     if written:
-        if fresh:
-            lines.append(
-                f"let git diff show the new files: git add -N {' '.join(name(p) for p in written if p in fresh)}"
-            )
         lines.append("review: git diff -- '*.out'   (git status lists every new file, snippets included)")
     return "".join(line + "\n" for line in lines)
 

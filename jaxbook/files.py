@@ -32,16 +32,6 @@ def write_changed(path: Path, data: bytes) -> None:
         write_atomic(path, data)
 
 
-def code_digest(source: Path, libraries: tuple[str, ...], version=None) -> bytes:
-    """A hash of the code that turns inputs into outputs: the module ``source`` and the versions
-    of the distributions ``libraries`` it calls (``version``: a distribution's version, default
-    importlib's). A kept output is used only while this is unchanged."""
-    if version is None:
-        from importlib.metadata import version
-    versions = "".join(f"{name}=={version(name)};" for name in libraries)
-    return hashlib.sha256(source.read_bytes() + versions.encode()).digest()
-
-
 _hashes: dict[Path, tuple[int, int, str]] = {}
 
 

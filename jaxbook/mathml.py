@@ -1,12 +1,7 @@
-"""Render math at build time as MathML: browsers draw it natively, so no page ships math JavaScript.
-
-Registers the HTML math renderer ``mathml`` (and makes it the default): every ``$...$`` and
-``$$...$$`` of the book is converted by the pinned ``latex2mathml`` package when the page is
-written. The ``<math>`` element keeps the LaTeX source as its ``alttext`` (read by screen readers
-that do not speak MathML) and inherits the page's text colour, so formulas follow the colour mode.
-A formula that latex2mathml cannot convert is a build warning (an error under ``-W``) naming the
-page and line.
-"""
+"""Math rendered at build time as MathML (the default renderer ``mathml``), which browsers draw
+natively: no page ships math JavaScript. Each ``<math>`` keeps its LaTeX as ``alttext`` (for
+screen readers that do not speak MathML) and takes the page's text colour; LaTeX that the pinned
+latex2mathml cannot convert is a build warning at the page's line."""
 
 from __future__ import annotations
 
@@ -34,7 +29,6 @@ def to_mathml(latex: str, display: str, node) -> str:
             subtype="math",
         )
         return f"<code>{escape(latex)}</code>"
-    # The LaTeX source as the formula's text alternative (MathML's alttext attribute).
     return markup.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)
 
 

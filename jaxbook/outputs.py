@@ -1,51 +1,38 @@
 """Expected outputs: ``snippets/<folder>/<name>.out`` holds what the page shows under the cell
 (the printed text, a ``[display: image/png]`` line per rich output, a declared error's trimmed
-traceback), normalised by :func:`normalise` with these rules and no others: ``duration`` (a time
-with its unit becomes ``<duration>``), ``timing-table`` (so does each decimal in the rows of a
-table whose header names a time unit in brackets, ``loop [s]``, up to a blank line), ``address``
-(``0x<address>``), ``temporary`` (a temporary file's name becomes ``<tmp>``) and ``whitespace``
-(no trailing spaces, one final newline). Anything else that varies between runs is a bug, fixed at
-its source.
+traceback), normalised by :func:`normalise` and nothing else: a time with its unit becomes
+``<duration>``, and so does each decimal in the rows of a table whose header names a time unit in
+brackets (``loop [s]``, up to a blank line); an address becomes ``0x<address>``, a temporary
+file's name ``<tmp>``; no trailing spaces, one final newline. Anything else that varies between
+runs is a bug, fixed at its source.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from jaxbook.files import write_atomic
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One normalisation rule: ``pattern`` (a regex) is replaced by ``replacement``."""
-
-    name: str
-    pattern: re.Pattern
-    replacement: str
-    example: str  # what it replaces, for the documentation and the tests
-
+from jaxbook.snippet import PLATFORMS
 
 _NUMBER = r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _TIME_UNIT = r"(?:ns|µs|us|ms|s|sec|seconds|min)"
-
-RULES: tuple[Rule, ...] = (
-    Rule(
-        "duration",
-        re.compile(rf"(?<![\w.])[ \t]*{_NUMBER}[ \t]?{_TIME_UNIT}(?![\w])"),
-        " <duration>",
-        "first call 88.1 ms",
+#: ``(pattern, replacement)``: a duration (one space kept of the padding before it), an address
+#: (``at 0x7f3a2c1b9e80``), a temporary name (``/tmp/tmpa1b2c3d4/ckpt``).
+RULES = (
+    (
+        re.compile(rf"(?<![\w.])([ \t]*){_NUMBER}[ \t]?{_TIME_UNIT}(?![\w])"),
+        lambda found: " <duration>" if found[1] else "<duration>",
     ),
-    Rule("address", re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<address>", "at 0x7f3a2c1b9e80"),
-    Rule("temporary", re.compile(r"\btmp[a-z0-9_]{8}\b"), "<tmp>", "/tmp/tmpa1b2c3d4/ckpt"),
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<address>"),
+    (re.compile(r"\btmp[a-z0-9_]{8}\b"), "<tmp>"),
 )
 _TIMING_HEADER = re.compile(rf"\[{_TIME_UNIT}\]")
 _DECIMAL = re.compile(r"[ \t]*\b\d+\.\d+(?:[eE][-+]?\d+)?\b")
 
 
 def _timing_tables(text: str) -> str:
-    """The ``timing-table`` rule (see the module docstring)."""
+    """``text`` with each decimal in the rows of a timing table as ``<duration>``."""
     lines, in_table = text.split("\n"), False
     for i, line in enumerate(lines):
         if not line.strip():
@@ -58,18 +45,11 @@ def _timing_tables(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """Apply :data:`RULES` (and the timing-table and whitespace rules) to ``text``."""
+    """``text`` as an expected output holds it (the module docstring gives the rules)."""
     text = text.replace("\r\n", "\n")
-    for rule in RULES:
-        if rule.name == "duration":
-            text = rule.pattern.sub(
-                lambda m: rule.replacement if m.group(0)[:1] in " \t" else rule.replacement.strip(), text
-            )
-        else:
-            text = rule.pattern.sub(rule.replacement, text)
-    text = _timing_tables(text)
-    lines = [line.rstrip() for line in text.split("\n")]
-    text = "\n".join(lines).strip("\n")
+    for pattern, replacement in RULES:
+        text = pattern.sub(replacement, text)
+    text = "\n".join(line.rstrip() for line in _timing_tables(text).split("\n")).strip("\n")
     return text + "\n" if text else ""
 
 
@@ -77,15 +57,12 @@ def expected_path(snippet: Path | str, platform: str | None = None) -> Path:
     """The committed expected output of ``snippet``: its sibling ``.out`` file, or on
     ``platform`` (``gpu``, ``tpu``) the reviewed ``.<platform>.out`` that a ``# platform: ...
     differs`` declaration compares with (:mod:`jaxbook.snippet`)."""
-    suffix = f".{platform}.out" if platform else ".out"
-    return Path(snippet).with_suffix(suffix)
+    return Path(snippet).with_suffix(f".{platform}.out" if platform else ".out")
 
 
 def snippet_of(expected: Path) -> tuple[Path, str | None]:
     """The snippet whose expected output is the file ``expected`` (``x.out`` or ``x.gpu.out``:
     ``x.py``), and the platform of an accelerator's output (None for the CPU's ``.out``)."""
-    from jaxbook.snippet import PLATFORMS
-
     stem, _, platform = Path(expected.stem).name.rpartition(".")
     if stem and platform in PLATFORMS:
         return expected.with_name(f"{stem}.py"), platform
@@ -99,7 +76,7 @@ def read_expected(snippet: Path) -> str | None:
 
 def write_expected(snippet: Path, text: str, tolerance=None, platform: str | None = None) -> bool:
     """Write ``text`` as ``snippet``'s expected output (on ``platform``: :func:`expected_path`)
-    unless the file already matches it (within ``tolerance``, default
+    unless the file already matches it within ``tolerance`` (default
     :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves the reviewed file as it is);
     True if the file changed."""
     from jaxbook import compare  # not in the kernel, which only normalises

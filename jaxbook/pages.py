@@ -111,7 +111,7 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[st
             top_matter = {}
     for token in tokens:
         if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
-            toctree += [_toctree_entry(line) for line in token.content.split("\n") if _toctree_entry(line)]
+            toctree += filter(None, map(_toctree_entry, token.content.split("\n")))
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
             continue
         start = token.map[0] + 1
@@ -179,8 +179,7 @@ NOT_FOUND_PAGE = "404.html"
 
 def published_pages(root: Path) -> list[str]:
     """Every page of the built site a reader can open, relative to the site: one per page source
-    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page. (:data:`NOT_FOUND_PAGE`
-    is served for a missing address, not opened.)"""
+    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page (not the 404 page)."""
     return [p.relative_to(root).with_suffix(".html").as_posix() for p in book_pages(root)] + ["search.html"]
 
 
@@ -224,10 +223,9 @@ def page_of(snippet: Path, root: Path) -> Path:
 
 
 def preview(root: Path, names: list[str]) -> list[str]:
-    """What ``make page`` builds for the pages ``names`` (paths under ``root``): the pages, every
-    page on the toctree path from ``index.md`` down to each (the theme's navigation is made from
-    them), and the pages without code cells that each lists (so that every toctree shows at least
-    one entry, and the sidebar can be drawn). Raises ValueError for a name that is no page."""
+    """What ``make page`` builds for the pages ``names`` (paths under ``root``): the pages, the
+    pages on the toctree path from ``index.md`` down to each, and the pages without code cells
+    that each lists (the theme draws its navigation from them). ValueError for no page."""
     root = root.resolve()
     found = set(book_pages(root))
     wanted: list[Path] = []

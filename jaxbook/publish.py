@@ -1,20 +1,19 @@
-"""The publishing stage: once Sphinx has written the site with its theme, each new page is read with
-an HTML parser (BeautifulSoup) and its stylesheets with a CSS parser (tinycss2), and what a reader
-needs beyond the theme's output is done on them, for any theme:
+"""The publishing stage: once Sphinx has written the site with its theme, each page it wrote is
+read with an HTML parser (BeautifulSoup) and its stylesheets with a CSS parser (tinycss2), and what
+a reader needs beyond the theme's output is done on them, for any theme: controls get accessible
+names (:func:`name_controls`); no script blocks the first paint, and those no page uses go
+(:func:`lighter_scripts`); each page links one stylesheet holding only the rules a page can use,
+with icon fonts cut to the icons shown (:func:`bundle`); PNG figures become lossless WebP where
+that is smaller (:func:`webp_figures`).
 
-- controls get accessible names (:func:`name_controls`);
-- no script blocks the first paint, and scripts no page uses are left out (:func:`lighter_scripts`);
-- each page links one stylesheet, without the rules no page can use, whose icon fonts hold only the
-  icons the site shows (:func:`bundle`);
-- figures are shown as lossless WebP where that is smaller (:func:`webp_figures`).
-
-A page this stage has written carries its bundle's sources on its stylesheet link
-(:data:`SOURCES`): a later incremental build, which rewrites only the pages that changed, leaves it
-as it is and still re-makes its bundle from the stylesheets as they are then.
+A published page names its bundle's sources on its stylesheet link (:data:`SOURCES`): a later
+build that did not rewrite it re-makes its bundle from the stylesheets as they are then. Every
+build reads every page, since the bundles keep the rules that any page can use.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import itertools
@@ -27,17 +26,12 @@ import tinycss2
 import tinycss2.ast
 from bs4 import BeautifulSoup, Comment, SoupStrainer
 from pygments.token import STANDARD_TYPES, Name, Punctuation, Text, Whitespace
-from sphinx.util import logging
 from tinycss2.serializer import serialize_url
 
-from jaxbook.files import code_digest, write_atomic, write_changed
+from jaxbook import fingerprint
+from jaxbook.files import write_atomic, write_changed
 from jaxbook.pages import built_html
 
-logger = logging.getLogger(__name__)
-
-#: The libraries whose outputs :class:`Memo` keeps (Pillow's WebP copies are keyed by its version too).
-LIBRARIES = ("beautifulsoup4", "tinycss2", "fonttools", "brotli", "pillow")
-_CODE = code_digest(Path(__file__), LIBRARIES)
 #: Sphinx's script that inline scripts of every page use as soon as they run: never deferred.
 RUN_AT_ONCE = ("documentation_options.js",)
 #: Sphinx's search machinery, which only its search page uses.
@@ -57,17 +51,22 @@ UNWRAPPABLE = frozenset(
 )
 
 
-class Memo:
-    """Outputs of this stage by a hash of their inputs, kept in the doctree folder between builds;
-    entries of a kind that the latest build did not use are deleted."""
+def memo_key() -> bytes:
+    """What every kept output depends on besides its inputs: this stage's code and the
+    environment (:func:`jaxbook.fingerprint.environment`: a rebuilt Pillow makes its WebP again)."""
+    return (fingerprint.machinery(["publish.py"]) + fingerprint.environment()).encode()
 
-    def __init__(self, app, kind: str):
+
+class Memo:
+    """Outputs of this stage by a hash of ``code`` and their inputs, kept in the doctree folder
+    between builds; entries of a kind that the latest build did not use are deleted."""
+
+    def __init__(self, app, kind: str, code: bytes):
         self.folder = Path(app.doctreedir) / "jaxbook-publish" / kind
-        self.kind, self.used = kind, set()
+        self.prefix, self.used = [code, kind.encode()], set()
 
     def get(self, compute, *inputs: bytes) -> bytes:
-        key = hashlib.sha256(b"\0".join([_CODE, self.kind.encode(), *inputs])).hexdigest()
-        path = self.folder / key
+        path = self.folder / hashlib.sha256(b"\0".join([*self.prefix, *inputs])).hexdigest()
         self.used.add(path)
         if not path.is_file():
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -84,10 +83,8 @@ class Memo:
 
 
 def visible_text(tag) -> str:
-    """The text of ``tag`` with its whitespace collapsed, without what is inside an
-    ``aria-hidden="true"`` element (an icon's glyph)."""
-    if tag is None:
-        return ""
+    """The text of ``tag``, whitespace collapsed, without what an ``aria-hidden="true"`` element
+    holds (an icon's glyph)."""
 
     def shown(string) -> bool:
         inside = itertools.takewhile(lambda p: p is not tag.parent, string.parents)
@@ -125,11 +122,13 @@ def lighter_scripts(soup, search_page: bool, unused: tuple[str, ...]) -> None:
     """Every external script of the page's head deferred (fetched while the page is parsed, run
     in order after it) but :data:`RUN_AT_ONCE`; ``unused`` scripts left out, and Sphinx's search
     scripts on every page but the search page."""
-    for script in soup.head.find_all("script", src=True):
+    for script in soup.find_all("script", src=True):  # a theme may load scripts in <body> too
         path = urlsplit(script["src"]).path
         if path.endswith(unused) or (not search_page and path.endswith(SEARCH_SCRIPTS)):
             script.decompose()
-        elif not ({"defer", "async"} & script.attrs.keys() or script.get("type") == "module"):
+        elif script.find_parent("head") and not (
+            {"defer", "async"} & script.attrs.keys() or script.get("type") == "module"
+        ):
             if not path.endswith(RUN_AT_ONCE):
                 script["defer"] = ""
 
@@ -147,8 +146,8 @@ def stylesheet_links(soup) -> list:
 
 def linked_sources(soup) -> tuple[str, list[str]]:
     """The prefix of the page's links to ``_static`` (``../``, or ``/`` on the 404 page) and the
-    stylesheets they name, under ``_static``, in order; a page already published names them in
-    :data:`SOURCES`."""
+    stylesheets they name, under ``_static``, in order (a published page names them in
+    :data:`SOURCES`)."""
     links = stylesheet_links(soup)
     if not links:
         return "", []
@@ -169,12 +168,10 @@ def link_bundle(soup, prefix: str, sources: list[str], name: str) -> None:
 
 
 def plain_classes(css: str) -> frozenset[str]:
-    """The classes that change nothing a span of them draws: every selector naming one is
-    ``<S> .<class>`` and sets only the colour a rule of ``<S>`` sets (Pygments' names, punctuation
-    and spaces in both colour modes), among :data:`UNWRAPPABLE`."""
-    rules = [r for r in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)]
+    """The classes among :data:`UNWRAPPABLE` that change nothing a span of them draws: every
+    selector naming one is ``<S> .<class>`` and sets only the colour a rule of ``<S>`` sets."""
     declared, naming = {}, {}
-    for rule in rules:
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
         if rule.type != "qualified-rule":
             continue
         found = tinycss2.parse_declaration_list(rule.content, skip_comments=True, skip_whitespace=True)
@@ -235,6 +232,12 @@ def webp_image(png: bytes) -> bytes:
 # --- stylesheets ---------------------------------------------------------------------------------
 
 
+def children(node) -> list[list]:
+    """The lists of component values inside ``node`` (a function's, a block's or a rule's)."""
+    found = (getattr(node, name, None) for name in ("arguments", "content", "prelude"))
+    return [child for child in found if isinstance(child, list)]
+
+
 def rebased_urls(nodes: list, source: str) -> None:
     """Rewrite in place the relative ``url()`` values of ``nodes`` (tinycss2 component values of
     the stylesheet ``source``, a path under ``_static``) so that they hold from ``_static``."""
@@ -249,9 +252,8 @@ def rebased_urls(nodes: list, source: str) -> None:
             nodes[i] = tinycss2.ast.URLToken(
                 node.source_line, node.source_column, new, f"url({serialize_url(new)})"
             )
-        for child in (getattr(node, name, None) for name in ("arguments", "content", "prelude")):
-            if isinstance(child, list):
-                rebased_urls(child, source)
+        for child in children(node):
+            rebased_urls(child, source)
 
 
 def inlined(static: Path, source: str, seen: tuple[str, ...] = ()) -> list:
@@ -313,12 +315,8 @@ def purged(rules: list, words: set[str], composed: tuple[str, ...] = ()) -> list
                 rule.prelude = tinycss2.parse_component_value_list(prelude)
                 kept.append(rule)
         elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
-            inner = purged(
-                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True),
-                words,
-                composed,
-            )
-            if inner:
+            inner = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+            if inner := purged(inner, words, composed):
                 rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
                 kept.append(rule)
         else:
@@ -326,32 +324,16 @@ def purged(rules: list, words: set[str], composed: tuple[str, ...] = ()) -> list
     return kept
 
 
-def named_classes(rules: list) -> set[str]:
-    """Every class name the selectors of ``rules`` (and of the rules grouped in them) need."""
-    names = set()
-    for rule in rules:
-        if rule.type == "qualified-rule":
-            names.update(c for s in selectors(rule) for c in classes(s))
-        elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING_RULES and rule.content is not None:
-            names |= named_classes(
-                tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
-            )
-    return names
-
-
-def tokens(nodes: list):
-    """Every component value of ``nodes`` and of the blocks and functions in them."""
+def drawn_code_points(nodes: list) -> set[int]:
+    """The code points that the strings of ``nodes`` (and of the values inside them) hold: what
+    the stylesheet draws itself, icons among them (``content: "\\f078"``, ``--fa: "\\f078"``)."""
+    found = set()
     for node in nodes:
-        yield node
-        for child in (getattr(node, name, None) for name in ("arguments", "content", "prelude")):
-            if isinstance(child, list):
-                yield from tokens(child)
-
-
-def drawn_code_points(rules: list) -> set[int]:
-    """The code points that the strings of ``rules`` hold: what the stylesheet draws itself, icons
-    among them (``content: "\\f078"``, ``--fa: "\\f078"``)."""
-    return {ord(c) for t in tokens(rules) if t.type == "string" for c in t.value}
+        if node.type == "string":
+            found.update(map(ord, node.value))
+        for child in children(node):
+            found |= drawn_code_points(child)
+    return found
 
 
 def private(code_point: int) -> bool:
@@ -367,11 +349,10 @@ def subset_font(font: bytes, drawn: set[int]) -> bytes:
     ttfont = TTFont(io.BytesIO(font), recalcTimestamp=False)
     mapped = set(ttfont.getBestCmap())
     icon_font = 2 * sum(map(private, mapped)) > len(mapped)
-    keep = {c for c in mapped if c in drawn or not (icon_font or private(c))}
     options = subset.Options()
     options.flavor, options.layout_features = "woff2", ["*"]
     subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(keep))
+    subsetter.populate(unicodes=sorted(c for c in mapped if c in drawn or not (icon_font or private(c))))
     subsetter.subset(ttfont)
     out = io.BytesIO()
     ttfont.flavor = "woff2"
@@ -390,10 +371,11 @@ def subset_fonts(rules: list, static: Path, memo: Memo) -> None:
             if node.type == "url" and node.value.endswith(".woff2") and (static / node.value).is_file():
                 font = (static / node.value).read_bytes()
                 small = memo.get(lambda: subset_font(font, drawn), font, repr(sorted(drawn)).encode())
-                name = f"{Path(node.value).stem}.subset-{hashlib.sha256(small).hexdigest()[:12]}.woff2"
-                folder = static / Path(node.value).parent
-                for old in folder.glob(f"{Path(node.value).stem}.subset-*.woff2"):
-                    old.unlink() if old.name != name else None
+                stem, folder = Path(node.value).stem, static / Path(node.value).parent
+                name = f"{stem}.subset-{hashlib.sha256(small).hexdigest()[:12]}.woff2"
+                for old in folder.glob(f"{stem}.subset-*.woff2"):
+                    if old.name != name:
+                        old.unlink()
                 write_changed(folder / name, small)
                 new = posixpath.join(posixpath.dirname(node.value), name)
                 rule.content[i] = tinycss2.ast.URLToken(
@@ -401,20 +383,12 @@ def subset_fonts(rules: list, static: Path, memo: Memo) -> None:
                 )
 
 
-def bundle(static: Path, sources: list[str], words: set[str], memos: dict[str, Memo], composed=()) -> str:
+def bundle(static: Path, sources: list[str], words: set[str], fonts: Memo, composed=()) -> str:
     """The name of the bundle of ``sources`` (under ``static``), written there: their rules in the
     pages' order without those no page can use (:func:`purged`), with subset icon fonts."""
-    rules = [r for s in sources for r in inlined(static, s)]
-    texts = f"{sources}{tinycss2.serialize(rules)}".encode()
-    named = memos["classes"].get(lambda: "\n".join(sorted(named_classes(rules))).encode(), texts)
-    answers = "\n".join(sorted(set(named.decode().split("\n")) & words)).encode()
-
-    def make() -> bytes:
-        kept = purged(rules, words, composed)
-        subset_fonts(kept, static, memos["font"])
-        return f"/* {' '.join(sources)} */\n{tinycss2.serialize(kept)}\n".encode()
-
-    css = memos["css"].get(make, texts, answers, " ".join(composed).encode())
+    kept = purged([r for s in sources for r in inlined(static, s)], words, composed)
+    subset_fonts(kept, static, fonts)
+    css = f"/* {' '.join(sources)} */\n{tinycss2.serialize(kept)}\n".encode()
     name = f"bundle-{hashlib.sha256(css).hexdigest()[:16]}.css"
     write_changed(static / name, css)
     return name
@@ -427,19 +401,23 @@ def publish(app, exception) -> None:
     """Rewrite the pages this build wrote, and write the bundles, fonts and figures they link."""
     if exception is not None or app.builder.format != "html":
         return
-    outdir = Path(app.outdir)
+    outdir, config = Path(app.outdir), app.config
     static = outdir / "_static"
-    memos = {kind: Memo(app, kind) for kind in ("classes", "css", "font", "webp", "words")}
-    composed = tuple(app.config.publish_composed_classes)
-    pages = {}
+    code, composed = memo_key(), tuple(config.publish_composed_classes)
+    memos = {kind: Memo(app, kind, code) for kind in ("font", "webp", "words")}
+    pages = {}  # each page: its HTML, its parsed HTML (only its links if published before), and if new
     for page in built_html(outdir):
         html = page.read_text(encoding="utf-8")
-        soup = BeautifulSoup(html, "html.parser") if f"{SOURCES}=" not in html else None
-        if soup is not None and soup.head is not None:
-            name_controls(soup, app.config.publish_toggle_label)
-            lighter_scripts(soup, page == outdir / "search.html", tuple(app.config.publish_unused_scripts))
+        links = BeautifulSoup(html, "html.parser", parse_only=SoupStrainer("link"))
+        if any(link.get(SOURCES) for link in stylesheet_links(links)):
+            pages[page] = html, links, False
+            continue
+        soup = BeautifulSoup(html, "html.parser")
+        if soup.head is not None:
+            name_controls(soup, config.publish_toggle_label)
+            lighter_scripts(soup, page == outdir / "search.html", tuple(config.publish_unused_scripts))
             html = str(soup)
-        pages[page] = html, soup
+        pages[page] = html, soup, True
 
     def words_of(text: str) -> set[str]:
         found = memos["words"].get(
@@ -448,9 +426,9 @@ def publish(app, exception) -> None:
         return set(found.decode().split("\n"))
 
     script_words = set().union(*(words_of(p.read_text(encoding="utf-8")) for p in static.rglob("*.js")))
-    words = script_words.union(*(words_of(html) for html, _ in pages.values()))
+    words = script_words.union(*(words_of(html) for html, _, _ in pages.values()))
     figures = {
-        local_png(i, p, outdir) for p, (_, soup) in pages.items() if soup for i in soup.find_all("img")
+        local_png(i, p, outdir) for p, (_, soup, new) in pages.items() if new for i in soup.find_all("img")
     }
     webp = {}
     for png in sorted(figures - {None}):
@@ -459,23 +437,20 @@ def publish(app, exception) -> None:
         if len(copy) < len(data):
             webp[png] = png.with_suffix(".webp")
             write_changed(webp[png], copy)
-    bundles, plain = {}, {}
-    for page, (html, soup) in pages.items():
-        links = (
-            soup if soup is not None else BeautifulSoup(html, "html.parser", parse_only=SoupStrainer("link"))
-        )
-        prefix, sources = linked_sources(links)
+    bundles = {}
+    plain = functools.cache(lambda name: plain_classes((static / name).read_text(encoding="utf-8")))
+    for page, (html, soup, new) in pages.items():
+        prefix, sources = linked_sources(soup)
         if not sources:
             continue
-        name = bundles.get(" ".join(sources)) or bundle(static, sources, words, memos, composed)
-        bundles[" ".join(sources)] = name
-        if soup is None and f"_static/{name}" in html:
+        key = " ".join(sources)
+        name = bundles[key] = bundles.get(key) or bundle(static, sources, words, memos["font"], composed)
+        if not new and stylesheet_links(soup)[0]["href"] == f"{prefix}_static/{name}":
             continue  # published by an earlier build, and its bundle is the same
-        if name not in plain:
-            plain[name] = plain_classes((static / name).read_text(encoding="utf-8"))
-        if soup is not None:
-            lighter_code(soup, plain[name])
-        soup = soup or BeautifulSoup(html, "html.parser")
+        if new:
+            lighter_code(soup, plain(name))
+        else:
+            soup = BeautifulSoup(html, "html.parser")
         link_bundle(soup, prefix, sources, name)
         webp_figures(soup, page, outdir, webp)
         write_changed(page, str(soup).encode())

@@ -1,7 +1,7 @@
 """The snippet contract, shared by the build and the tests (docs/contributing.md states it): the
 declarations in a snippet's first comment lines (``# raises:``, ``# warns:``, ``# tolerance:``,
-``# platform:``), and :func:`execute`, which runs a snippet under them and returns a declared
-error's trimmed traceback or raises :class:`SnippetError`, naming the file.
+``# platform:``), and :func:`execute`, which runs a snippet under them and returns the declared
+error it raised, or raises :class:`SnippetError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -19,9 +19,29 @@ from pathlib import Path
 from jaxbook import ROOT, book_root
 
 DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance|platform)\s*:(.*)$")
+#: What a declaration is called in its error messages (the others by their key).
+KIND = {"raises": "error", "match": "error", "warns": "warning", "warns-match": "warning"}
+#: The declarations that name a class: what they name, and examples.
+CLASSES = {
+    "raises": ("exception", "TypeError or jax.errors.KeyReuseError"),
+    "warns": ("warning", "DeprecationWarning or FutureWarning"),
+}
+CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+TOLERANCE = re.compile(r"^(?P<values>.*?)\s+--\s+(?P<reason>\S.*)$")
+TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=((?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?)$")
+TOLERANCE_EXAMPLE = "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
+#: The largest tolerance a snippet may declare: past it, a printed float says nothing.
+MAX_TOLERANCE = 0.05
+#: The platforms a ``# platform:`` line may name: JAX's backends other than the CPU, whose output
+#: the ``.out`` file is (``jax.default_backend()``: ``gpu`` for CUDA and ROCm alike).
+PLATFORMS = ("gpu", "tpu")
+PLATFORM = re.compile(r"^(?P<names>[\w-]+(?:\s*,\s*[\w-]+)*)\s+(?P<rest>\S.*)$")
+PLATFORM_EXAMPLE = (
+    "'# platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation' or "
+    "'# platform: gpu,tpu differs -- lists the machine's own devices'"
+)
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
 JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
-CLASS_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 class SnippetError(Exception):
@@ -32,9 +52,14 @@ class SnippetTimeout(BaseException):
     """Raised inside a snippet that ran longer than its time limit."""
 
 
+def _malformed(where: str, kind: str, why: str) -> SnippetError:
+    """The error for a malformed declaration of ``kind`` at ``where`` (``file:line``)."""
+    return SnippetError(f"{where}: malformed {kind} declaration: {why}")
+
+
 @dataclass(frozen=True)
 class Declaration:
-    """The error a snippet declares: ``raises`` is a class path, ``match`` an optional regex."""
+    """A declared error or warning: ``raises`` is a class path, ``match`` an optional regex."""
 
     raises: str
     match: str | None
@@ -42,138 +67,17 @@ class Declaration:
 
     def resolve(self, name: str) -> type[BaseException]:
         """Import the declared class; ``name`` is the snippet's display path for errors."""
-        path = self.raises
-        if "." not in path:
-            cls = getattr(builtins, path, None)
-        else:
-            module, _, attr = path.rpartition(".")
-            try:
-                cls = getattr(importlib.import_module(module), attr, None)
-            except ImportError:
-                cls = None
+        module, _, attr = self.raises.rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module) if module else builtins, attr, None)
+        except ImportError:
+            cls = None
         if not (isinstance(cls, type) and issubclass(cls, BaseException)):
-            raise SnippetError(
-                f"{name}:{self.line}: malformed error declaration: "
-                f"'{path}' is not an exception class (use a builtin name or a dotted path "
-                "such as jax.errors.TracerBoolConversionError)"
+            why = "(use a builtin name or a dotted path such as jax.errors.TracerBoolConversionError)"
+            raise _malformed(
+                f"{name}:{self.line}", "error", f"'{self.raises}' is not an exception class {why}"
             )
         return cls
-
-
-def display_path(path: Path | str) -> str:
-    """The path readers see: relative to the repository root when inside it."""
-    path = Path(path)
-    try:
-        return path.resolve().relative_to(book_root()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def _header(source: str, name: str) -> dict[str, tuple[str, int]]:
-    """The declarations of ``source``: ``{key: (value, line)}`` for raises, match, warns,
-    warns-match and tolerance, and ``platform:<name>`` for each platform a ``# platform:`` line
-    names, validated (placement, duplicates, class paths, patterns, values)."""
-    found_keys: dict[str, tuple[str, int]] = {}
-    in_header = True
-    for number, line in enumerate(source.splitlines(), start=1):
-        stripped = line.strip()
-        found = DECLARATION.match(stripped)
-        if stripped and not stripped.startswith("#"):
-            in_header = False
-        if not found:
-            continue
-        key, value = found.group(1), found.group(2).strip()
-        where = f"{name}:{number}"
-        kind = {"warns": "warning", "warns-match": "warning", "tolerance": "tolerance"}.get(key, key)
-        kind = "error" if kind in ("raises", "match") else kind
-        if not in_header:
-            raise SnippetError(
-                f"{where}: malformed {kind} declaration: '# {key}:' must be in the comment block "
-                "at the top of the file, before any code"
-            )
-        if key == "platform":
-            for platform in _platform_values(value, where)[0]:
-                if f"platform:{platform}" in found_keys:
-                    raise SnippetError(
-                        f"{where}: malformed platform declaration: a second '# platform:' line for {platform}"
-                    )
-                found_keys[f"platform:{platform}"] = (value, number)
-            continue
-        if key in found_keys:
-            raise SnippetError(f"{where}: malformed {kind} declaration: a second '# {key}:' line")
-        if key == "tolerance":
-            _tolerance_values(value, where)
-        elif key in ("raises", "warns"):
-            if not CLASS_PATH.match(value):
-                example = (
-                    "TypeError or jax.errors.KeyReuseError"
-                    if key == "raises"
-                    else "DeprecationWarning or FutureWarning"
-                )
-                raise SnippetError(
-                    f"{where}: malformed {kind} declaration: '# {key}:' needs one "
-                    f"{'exception' if key == 'raises' else 'warning'} class such as {example}, "
-                    f"got {value!r}"
-                )
-        else:
-            if not value:
-                raise SnippetError(f"{where}: malformed {kind} declaration: empty '# {key}:' pattern")
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise SnippetError(
-                    f"{where}: malformed {kind} declaration: '# {key}:' is not a valid "
-                    f"regular expression ({exc})"
-                ) from None
-        found_keys[key] = (value, number)
-    for pattern, owner, kind in (("match", "raises", "error"), ("warns-match", "warns", "warning")):
-        if pattern in found_keys and owner not in found_keys:
-            raise SnippetError(f"{name}: malformed {kind} declaration: '# {pattern}:' without '# {owner}:'")
-    return found_keys
-
-
-TOLERANCE = re.compile(r"^(?P<values>.*?)\s+--\s+(?P<reason>\S.*)$")
-TOLERANCE_VALUE = re.compile(r"^(rtol|atol)=([0-9.]+(?:e-?[0-9]+)?)$")
-#: The largest tolerance a snippet may declare: past it, a printed float says nothing.
-MAX_TOLERANCE = 0.05
-
-
-def _tolerance_values(
-    value: str, where: str, kind: str = "tolerance", example: str = ""
-) -> tuple[float, float]:
-    """``(rtol, atol)`` of a ``# tolerance:`` declaration's ``value`` (``rtol=2e-3, atol=1e-6 --
-    reason``); raises :class:`SnippetError` naming ``where`` (and the declaration's ``kind``,
-    with its ``example``). (Plain numbers: the kernel reads headers too, and never imports
-    :mod:`jaxbook.compare`.)"""
-    example = example or "'# tolerance: rtol=2e-3 -- float16 training: the last digits depend on the CPU'"
-    found = TOLERANCE.match(value)
-    if not found:
-        raise SnippetError(f"{where}: malformed {kind} declaration: say why after ' -- ', as in {example}")
-    values = {}
-    for part in found.group("values").split(","):
-        pair = TOLERANCE_VALUE.match(part.strip())
-        if not pair or pair.group(1) in values:
-            raise SnippetError(
-                f"{where}: malformed {kind} declaration: {part.strip()!r} is not 'rtol=<number>' "
-                f"or 'atol=<number>' (each at most once), as in {example}"
-            )
-        values[pair.group(1)] = float(pair.group(2))
-    if not 0 < max(values.values()) <= MAX_TOLERANCE or min(values.values()) < 0:
-        raise SnippetError(
-            f"{where}: malformed {kind} declaration: {found.group('values').strip()} is not a "
-            f"tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
-        )
-    return values.get("rtol", 0.0), values.get("atol", 0.0)
-
-
-#: The platforms a ``# platform:`` line may name: JAX's backends other than the CPU, whose output
-#: the ``.out`` file is (``jax.default_backend()``: ``gpu`` for CUDA and ROCm alike).
-PLATFORMS = ("gpu", "tpu")
-PLATFORM = re.compile(r"^(?P<names>[\w-]+(?:\s*,\s*[\w-]+)*)\s+(?P<rest>\S.*)$")
-PLATFORM_EXAMPLE = (
-    "'# platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation' or "
-    "'# platform: gpu,tpu differs -- lists the machine's own devices'"
-)
 
 
 @dataclass(frozen=True)
@@ -189,105 +93,152 @@ class PlatformDifference:
     line: int
 
 
-def _platform_values(value: str, where: str) -> tuple[list[str], bool, float, float, str]:
-    """``(platforms, differs, rtol, atol, reason)`` of a ``# platform:`` declaration's ``value``;
-    raises :class:`SnippetError` naming ``where``."""
+def display_path(path: Path | str) -> str:
+    """The path readers see: relative to the repository root when inside it."""
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(book_root()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _header(source: str, name: str) -> dict[str, tuple]:
+    """The validated declarations of ``source``, ``{key: (value, line)}``: the text of raises,
+    match, warns and warns-match, ``(rtol, atol)`` for tolerance, and for platform a
+    :class:`PlatformDifference` by platform named (the line is the first one's)."""
+    found: dict[str, tuple] = {}
+    after_code = False
+    for number, line in enumerate(source.splitlines(), start=1):
+        stripped = line.strip()
+        after_code = after_code or bool(stripped and not stripped.startswith("#"))
+        declared = DECLARATION.match(stripped)
+        if not declared:
+            continue
+        key, value = declared.group(1), declared.group(2).strip()
+        where, kind = f"{name}:{number}", KIND.get(key, key)
+        if after_code:
+            raise _malformed(
+                where,
+                kind,
+                f"'# {key}:' must be in the comment block at the top of the file, before any code",
+            )
+        if key == "platform":
+            platforms = found.setdefault(key, ({}, number))[0]
+            for difference in _platforms(value, where, number):
+                if difference.platform in platforms:
+                    raise _malformed(where, kind, f"a second '# platform:' line for {difference.platform}")
+                platforms[difference.platform] = difference
+            continue
+        if key in found:
+            raise _malformed(where, kind, f"a second '# {key}:' line")
+        if key == "tolerance":
+            found[key] = (_tolerance(value, where), number)
+            continue
+        if key in CLASSES and not CLASS_PATH.match(value):
+            what, example = CLASSES[key]
+            raise _malformed(
+                where, kind, f"'# {key}:' needs one {what} class such as {example}, got {value!r}"
+            )
+        if key not in CLASSES and not value:
+            raise _malformed(where, kind, f"empty '# {key}:' pattern")
+        if key not in CLASSES:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise _malformed(
+                    where, kind, f"'# {key}:' is not a valid regular expression ({exc})"
+                ) from None
+        found[key] = (value, number)
+    for pattern, owner in (("match", "raises"), ("warns-match", "warns")):
+        if pattern in found and owner not in found:
+            raise _malformed(name, KIND[owner], f"'# {pattern}:' without '# {owner}:'")
+    return found
+
+
+def _tolerance(
+    value: str, where: str, kind: str = "tolerance", example: str = TOLERANCE_EXAMPLE
+) -> tuple[float, float]:
+    """``(rtol, atol)`` of a declared tolerance (``rtol=2e-3, atol=1e-6 -- reason``); raises
+    :class:`SnippetError` naming ``where``, the declaration's ``kind`` and an ``example``."""
+    found = TOLERANCE.match(value)
+    if not found:
+        raise _malformed(where, kind, f"say why after ' -- ', as in {example}")
+    values = {}
+    for part in found.group("values").split(","):
+        pair = TOLERANCE_VALUE.match(part.strip())
+        if not pair or pair.group(1) in values:
+            why = f"{part.strip()!r} is not 'rtol=<number>' or 'atol=<number>' (each at most once)"
+            raise _malformed(where, kind, f"{why}, as in {example}")
+        values[pair.group(1)] = float(pair.group(2))
+    if not 0 < max(values.values()) <= MAX_TOLERANCE:
+        why = f"is not a tolerance between 0 and {MAX_TOLERANCE} (a wider one would let any value through)"
+        raise _malformed(where, kind, f"{found.group('values').strip()} {why}")
+    return values.get("rtol", 0.0), values.get("atol", 0.0)
+
+
+def _platforms(value: str, where: str, line: int) -> list[PlatformDifference]:
+    """What a ``# platform:`` declaration's ``value`` says for each platform it names; raises
+    :class:`SnippetError` naming ``where``."""
     found = PLATFORM.match(value)
     if not found:
-        raise SnippetError(
-            f"{where}: malformed platform declaration: name the platforms, then 'differs' or a "
-            f"tolerance, then ' -- ' and why, as in {PLATFORM_EXAMPLE}"
-        )
+        why = "name the platforms, then 'differs' or a tolerance, then ' -- ' and why"
+        raise _malformed(where, "platform", f"{why}, as in {PLATFORM_EXAMPLE}")
     names = [name.strip() for name in found.group("names").split(",")]
     for name in names:
         if name not in PLATFORMS:
             why = " (the .out file is the CPU's output)" if name == "cpu" else ""
-            raise SnippetError(
-                f"{where}: malformed platform declaration: {name!r} is not one of {', '.join(PLATFORMS)}{why}"
-            )
+            raise _malformed(where, "platform", f"{name!r} is not one of {', '.join(PLATFORMS)}{why}")
     if len(set(names)) != len(names):
-        raise SnippetError(f"{where}: malformed platform declaration: a platform named twice")
+        raise _malformed(where, "platform", "a platform named twice")
     rest = found.group("rest")
     reason = TOLERANCE.match(rest)
-    if rest.split()[0] == "differs":
-        if not reason or reason.group("values").strip() != "differs":
-            raise SnippetError(
-                f"{where}: malformed platform declaration: say why after 'differs -- ', as in "
-                f"{PLATFORM_EXAMPLE}"
-            )
-        return names, True, 0.0, 0.0, reason.group("reason").strip()
-    rtol, atol = _tolerance_values(rest, where, "platform", PLATFORM_EXAMPLE)
-    return names, False, rtol, atol, TOLERANCE.match(rest).group("reason").strip()
+    differs = rest.split()[0] == "differs"
+    if differs and (not reason or reason.group("values").strip() != "differs"):
+        raise _malformed(where, "platform", f"say why after 'differs -- ', as in {PLATFORM_EXAMPLE}")
+    rtol, atol = (0.0, 0.0) if differs else _tolerance(rest, where, "platform", PLATFORM_EXAMPLE)
+    reason = reason.group("reason").strip()
+    return [PlatformDifference(name, differs, rtol, atol, reason, line) for name in names]
 
 
 def parse_platforms(source: str, name: str) -> dict[str, PlatformDifference]:
-    """The ``# platform:`` declarations of the snippet ``source``, by platform (validated as the
-    other declarations are: :class:`SnippetError` naming ``name`` and the line)."""
-    found = {}
-    for key, (value, line) in _header(source, name).items():
-        if key.startswith("platform:"):
-            _, differs, rtol, atol, reason = _platform_values(value, f"{name}:{line}")
-            platform = key.partition(":")[2]
-            found[platform] = PlatformDifference(platform, differs, rtol, atol, reason, line)
-    return found
+    """The ``# platform:`` declarations of the snippet ``source``, by platform."""
+    return _header(source, name).get("platform", ({}, 0))[0]
 
 
 def parse_tolerance(source: str, name: str):
-    """The tolerance of the snippet ``source``: its ``# tolerance:`` declaration, else
-    :data:`jaxbook.compare.DEFAULT`. Raises :class:`SnippetError` naming ``name`` and the line for
-    a malformed declaration (same placement rules as ``# raises:``)."""
+    """The ``# tolerance:`` of the snippet ``source``, else :data:`jaxbook.compare.DEFAULT`."""
     from jaxbook.compare import DEFAULT, Tolerance  # not in the kernel: it never compares outputs
 
     header = _header(source, name)
-    if "tolerance" not in header:
-        return DEFAULT
-    value, line = header["tolerance"]
-    rtol, atol = _tolerance_values(value, f"{name}:{line}")
-    return Tolerance(rtol=rtol, atol=atol)
+    return Tolerance(*header["tolerance"][0]) if "tolerance" in header else DEFAULT
 
 
-def parse_declaration(source: str, name: str) -> Declaration | None:
-    """Read the ``# raises:`` / ``# match:`` header of ``source``.
+def parse_declaration(source: str, name: str, key: str = "raises") -> Declaration | None:
+    """The ``# raises:`` (``key="warns"``: ``# warns:``) declaration of ``source`` with its pattern.
 
-    Raises :class:`SnippetError` naming ``name`` and the line for a malformed declaration.
-    Only the leading comment block counts; a ``# raises:`` comment after code is an error too,
-    so a misplaced declaration can never be silently ignored.
+    Every parse validates the whole header: a malformed declaration, or one after code, raises
+    :class:`SnippetError` naming ``name`` and the line, so none is ever silently ignored.
     """
     header = _header(source, name)
-    if "raises" not in header:
+    if key not in header:
         return None
-    raises, line = header["raises"]
-    return Declaration(raises, header.get("match", (None, 0))[0], line)
-
-
-def parse_warning(source: str, name: str) -> Declaration | None:
-    """Read the ``# warns:`` / ``# warns-match:`` header of ``source`` (same rules as errors)."""
-    header = _header(source, name)
-    if "warns" not in header:
-        return None
-    warns, line = header["warns"]
-    return Declaration(warns, header.get("warns-match", (None, 0))[0], line)
+    pattern = header.get("match" if key == "raises" else "warns-match", (None, 0))[0]
+    return Declaration(header[key][0], pattern, header[key][1])
 
 
 def is_project_file(filename: str) -> bool:
     """True for a frame that readers should see: a file of this repository (not the venv)."""
-    if filename.startswith("<"):
-        return False
-    path = Path(filename)
-    if not path.is_absolute():
-        return not filename.startswith(".venv")
-    path = path.resolve()
-    if path.is_relative_to(ROOT / "jaxbook") or ".venv" in path.parts:
-        return False
-    return path.is_relative_to(book_root())
+    if not Path(filename).is_absolute():
+        return not filename.startswith(("<", ".venv"))
+    path = Path(filename).resolve()
+    return path.is_relative_to(book_root()) and not (
+        path.is_relative_to(ROOT / "jaxbook") or ".venv" in path.parts
+    )
 
 
 def trimmed_traceback(exc: BaseException) -> list[str]:
-    """The traceback of ``exc`` reduced to the reader's own frames and the final error lines.
-
-    Frames from JAX, the standard library and this machinery are dropped; paths are shown
-    relative to the repository, so no build-machine path reaches a page.
-    """
+    """The traceback of ``exc`` reduced to the reader's own frames and the final error lines, with
+    paths relative to the repository (no build-machine path reaches a page)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_project_file(f.filename)]
     for frame in frames:
         frame.filename = display_path(frame.filename)
@@ -299,12 +250,9 @@ def trimmed_traceback(exc: BaseException) -> list[str]:
 
 
 def scrub(text: str) -> str:
-    """Replace absolute paths of this machine by package-relative or repository-relative ones.
-
-    Packages first: with the venv inside the repository, removing the root first would turn
-    ``<root>/.venv/lib/python3.12/site-packages/optax/x.py`` into ``.venvoptax/x.py``. A package
-    path starts where a path can start, not inside a word, and holds no colon or quote
-    (``snippets/x.py:3:/usr/lib/...``)."""
+    """Replace absolute paths of this machine by package-relative or repository-relative ones:
+    packages first (with the venv in the repository, removing the root first would leave
+    ``.venvoptax/x.py``); a package path starts where a path can start and holds no colon or quote."""
     text = re.sub(r"(?<![\w.-])/[^\s:\"']*?/site-packages/", "", text)
     for root in {str(book_root()), str(ROOT)}:
         text = text.replace(root + "/", "")
@@ -317,19 +265,8 @@ def _on_alarm(signum, frame):
 
 #: Warnings that break the contract unless declared: the site never teaches a deprecated call.
 DEPRECATIONS = (DeprecationWarning, FutureWarning)
-#: Libraries whose deprecations count (besides the project's own files: snippets and helpers).
-WATCHED_LIBRARIES = ("jax", "jaxlib", "optax", "numpy")
-_LIBRARY_FILE = re.compile(r"[/\\]site-packages[/\\]({})[/\\]".format("|".join(WATCHED_LIBRARIES)))
-
-
-def _watched(filename: str) -> bool:
-    """True when a warning attributed to ``filename`` comes from a watched library or from
-    the project's own code (a snippet or a helper that called something deprecated)."""
-    return (
-        bool(_LIBRARY_FILE.search(filename))
-        or is_project_file(filename)
-        or not filename.startswith(("/", "<"))
-    )
+#: Where a deprecation counts: these libraries, and the project's own files (snippets, helpers).
+WATCHED = re.compile(r"[/\\]site-packages[/\\](jax|jaxlib|optax|numpy)[/\\]")
 
 
 def execute(
@@ -339,29 +276,23 @@ def execute(
     timeout: int | None = None,
     observed: list[str] | None = None,
 ) -> tuple[Declaration | None, BaseException | None]:
-    """Run ``source`` (the text of the snippet at ``path``) and enforce the contract.
+    """Run ``source`` (the text of the snippet at ``path``) under its contract.
 
-    Returns ``(declaration, exception)``: the exception is the declared one that was raised,
-    or ``None`` for a snippet that declares nothing. Raises :class:`SnippetError` otherwise.
-    ``timeout`` (seconds) stops a runaway snippet with an error naming the line it was on.
-    Deprecation warnings (:data:`DEPRECATIONS`) are shown as usual and checked against the
-    ``# warns:`` declaration; each one seen is appended to ``observed`` as ``"Class: message"``.
+    Returns ``(declaration, exception)``: the declared exception it raised, or ``None`` for a
+    snippet that declares none. Raises :class:`SnippetError` otherwise. ``timeout`` (seconds) stops
+    a runaway snippet at its line. Deprecations (:data:`DEPRECATIONS`) are shown as usual, checked
+    against ``# warns:``, and appended to ``observed`` as ``"Class: message"``.
     """
     name = display_path(path)
     declaration = parse_declaration(source, name)
-    warns = parse_warning(source, name)
+    warns = parse_declaration(source, name, "warns")
     expected = declaration.resolve(name) if declaration else None
     expected_warning = warns.resolve(name) if warns else None
     if expected_warning is not None and not issubclass(expected_warning, Warning):
-        raise SnippetError(
-            f"{name}:{warns.line}: malformed warning declaration: '{warns.raises}' is not a warning class"
-        )
+        raise _malformed(f"{name}:{warns.line}", "warning", f"'{warns.raises}' is not a warning class")
     code = compile(source, name, "exec")
-    if namespace is None:
-        namespace = {"__name__": "__main__", "__file__": str(path)}
     raised: BaseException | None = None
-    old_handler = None
-    seen: list[tuple[warnings.WarningMessage, int | str]] = []
+    seen: list[tuple[type, str, str, int | str]] = []  # category, message, file, snippet's line
     if timeout:
         old_handler = signal.signal(signal.SIGALRM, _on_alarm)
         signal.alarm(timeout)
@@ -371,21 +302,16 @@ def execute(
 
             def record(message, category, filename, lineno, file=None, line=None):
                 if issubclass(category, DEPRECATIONS):
-                    lines = [f.lineno for f in traceback.extract_stack() if f.filename == name]
-                    seen.append(
-                        (
-                            warnings.WarningMessage(message, category, filename, lineno),
-                            lines[-1] if lines else "?",
-                        )
-                    )
+                    seen.append((category, str(message), filename, _line(traceback.extract_stack(), name)))
                 show(message, category, scrub(filename), lineno, file, line)  # no machine path
 
             warnings.showwarning = record
             for category in DEPRECATIONS:  # every occurrence, whatever ran before in this process
                 warnings.simplefilter("always", category)
-            exec(code, namespace)
+            exec(code, main_namespace(Path(path)) if namespace is None else namespace)
     except SnippetTimeout as exc:
-        raise SnippetError(f"{name}:{_last_line(exc, name)}: timed out after {timeout} s") from None
+        line = _line(traceback.extract_tb(exc.__traceback__), name)
+        raise SnippetError(f"{name}:{line}: timed out after {timeout} s") from None
     except BaseException as exc:  # noqa: BLE001 - the contract covers every exception
         raised = exc
     finally:
@@ -393,8 +319,8 @@ def execute(
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old_handler)
     if observed is not None:
-        observed.extend(f"{w.category.__name__}: {scrub(str(w.message))}" for w, _ in seen)
-    where = f"{name}:{_last_line(raised, name)}" if raised else name
+        observed.extend(f"{category.__name__}: {scrub(message)}" for category, message, _, _ in seen)
+    where = f"{name}:{_line(traceback.extract_tb(raised.__traceback__), name)}" if raised else name
     if expected is None:
         if raised is not None:
             raise SnippetError(
@@ -420,24 +346,19 @@ def execute(
 
 
 def _check_warnings(seen: list, warns: Declaration | None, expected: type | None, name: str) -> None:
-    """Enforce the ``# warns:`` part of the contract on the deprecations ``seen``."""
-    declared = []
-    for w, line in seen:
-        if (
-            expected is not None
-            and w.category is expected
-            and (not warns.match or re.search(warns.match, str(w.message)))
-        ):
-            declared.append(w)
-            continue
-        if not _watched(w.filename):
-            continue
-        raise SnippetError(
-            f"{name}:{line}: {_class_path_of(w.category)} while the snippet ran: "
-            f"{scrub(str(w.message)).strip()}. Replace the deprecated call; if showing the "
-            f"deprecation is the point, add '# warns: {_class_path_of(w.category)}' at the top "
-            "of the file."
-        )
+    """Enforce ``# warns:`` on the deprecations ``seen``: an undeclared one from a watched file
+    fails, and so does a declaration that nothing raised."""
+    declared = False
+    for category, message, filename, line in seen:
+        if category is expected and (not warns.match or re.search(warns.match, message)):
+            declared = True
+        elif WATCHED.search(filename) or not filename.startswith(("/", "<")) or is_project_file(filename):
+            raise SnippetError(
+                f"{name}:{line}: {_class_path(category)} while the snippet ran: "
+                f"{scrub(message).strip()}. Replace the deprecated call; if showing the "
+                f"deprecation is the point, add '# warns: {_class_path(category)}' at the top "
+                "of the file."
+            )
     if expected is not None and not declared:
         pattern = f" matching '# warns-match: {warns.match}'" if warns.match else ""
         raise SnippetError(
@@ -446,17 +367,15 @@ def _check_warnings(seen: list, warns: Declaration | None, expected: type | None
         )
 
 
-def _class_path_of(cls: type) -> str:
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _last_line(exc: BaseException, name: str) -> int | str:
-    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == name]
+def _line(frames: traceback.StackSummary, name: str) -> int | str:
+    """The line of the snippet ``name`` last in ``frames`` (``?`` when it is not there)."""
+    lines = [f.lineno for f in frames if f.filename == name]
     return lines[-1] if lines else "?"
 
 
-def _class_path(exc: BaseException) -> str:
-    cls = type(exc)
+def _class_path(error: BaseException | type) -> str:
+    """How a snippet names the class of ``error`` (an exception or a class) in a declaration."""
+    cls = error if isinstance(error, type) else type(error)
     if cls.__module__ == "builtins":
         return cls.__qualname__
     public = {"jax._src.errors": "jax.errors"}.get(cls.__module__, cls.__module__)
@@ -465,8 +384,7 @@ def _class_path(exc: BaseException) -> str:
 
 def _describe(exc: BaseException) -> str:
     message = scrub(str(exc)).strip().splitlines()
-    first = message[0] if message else ""
-    return f"{_class_path(exc)}: {first}" if first else _class_path(exc)
+    return f"{_class_path(exc)}: {message[0]}" if message else _class_path(exc)
 
 
 @contextlib.contextmanager
@@ -495,20 +413,3 @@ def source_of(path: Path) -> str:
 def main_namespace(path: Path) -> dict:
     """A fresh ``__main__``-like namespace, as ``python FILE`` would give."""
     return {"__name__": "__main__", "__file__": str(path), "__builtins__": builtins}
-
-
-__all__ = [
-    "Declaration",
-    "SnippetError",
-    "display_path",
-    "execute",
-    "main_namespace",
-    "parse_declaration",
-    "parse_platforms",
-    "parse_tolerance",
-    "parse_warning",
-    "restored_state",
-    "scrub",
-    "source_of",
-    "trimmed_traceback",
-]

@@ -9,7 +9,6 @@ import jax
 import pytest
 
 from jaxbook import ROOT, runtime
-from jaxbook.snippet import execute, restored_state
 
 #: Reads none of the book's content (tests/pass_cache.py): an edited page or snippet does not re-check it.
 pytestmark = pytest.mark.inputs()
@@ -54,12 +53,3 @@ def test_the_build_kernel_turns_the_checker_on():
         [sys.executable, "-c", code], cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=120
     )
     assert result.stdout.strip() == "True", result.stderr
-
-
-def test_a_snippet_may_switch_the_checker_off_for_itself_only(tmp_path):
-    path = tmp_path / "on_purpose.py"
-    source = 'import jax\n\njax.config.update("jax_debug_key_reuse", False)\n' + REUSE
-    with restored_state():
-        assert execute(source, path) == (None, None)
-        assert jax.config.jax_debug_key_reuse is False
-    assert jax.config.jax_debug_key_reuse is True

@@ -257,7 +257,7 @@ def test_wrong_solution_fails_the_tests_it_names(path, wrong_outcomes):
 
 @pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
 def test_mutation_report_measures_the_current_solution(folder):
-    """``make mutation PROBLEM=...`` (jaxbook/mutation.py) writes mutation.json beside the solution;
+    """``make mutation PROBLEM=...`` (tools/mutation.py) writes mutation.json beside the solution;
     it must name the sha256 of the solution.py there now, and list no mutant both as equivalent
     without a reason."""
     report = folder / "mutation.json"

@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from jaxbook import ROOT
-from tests.helpers import POST_PROCESSING, Book
+from tests.helpers import Book
 
 pytestmark = pytest.mark.build
 # One xdist worker builds the hosted book for all the tests that use it (other builds run beside
@@ -152,40 +152,16 @@ def test_a_build_without_an_address_removes_the_sitemap_of_one_with_it(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == []  # nor a temporary file
 
 
-def test_throwaway_books_lean_only_on_publishing_extensions(tmp_path):
-    """A failure-mode book drops exactly the post-processing extensions, which the book uses;
-    a publishing book keeps the book's configuration."""
-    book = {"__file__": str(ROOT / "conf.py")}
-    exec((ROOT / "conf.py").read_text(encoding="utf-8"), book)
-    assert set(POST_PROCESSING) <= set(book["extensions"])
-    for publishing in (False, True):
-        folder = tmp_path / str(publishing)
-        folder.mkdir()
-        conf = {"__file__": str(ROOT / "conf.py")}  # the copy finds jaxbook where the book is
-        exec((Book(folder, publishing=publishing).root / "conf.py").read_text(encoding="utf-8"), conf)
-        expected = (
-            book["extensions"] if publishing else [e for e in book["extensions"] if e not in POST_PROCESSING]
-        )
-        assert conf["extensions"] == expected
+SITE = "https://example.org/jax-book/"
+RTD = "https://rtd.example/en/"
 
 
 @pytest.mark.parametrize(
     ("variables", "base", "prefix"),
     [
         ({}, "", "/"),
-        (
-            {"JAXBOOK_BASE_URL": "https://example.org/jax-book/"},
-            "https://example.org/jax-book/",
-            "/jax-book/",
-        ),
-        (
-            {
-                "JAXBOOK_BASE_URL": "https://example.org/other/",
-                "READTHEDOCS_CANONICAL_URL": "https://rtd.example/en/",
-            },
-            "https://rtd.example/en/",
-            "/en/",
-        ),
+        ({"JAXBOOK_BASE_URL": SITE}, SITE, "/jax-book/"),
+        ({"JAXBOOK_BASE_URL": "https://example.org/other/", "READTHEDOCS_CANONICAL_URL": RTD}, RTD, "/en/"),
     ],
     ids=["no address", "JAXBOOK_BASE_URL", "Read the Docs first"],
 )

@@ -1,12 +1,7 @@
-"""Every snippet of the book, discovered automatically, run in the book's kernel under its
-contract, its output compared with the committed expected output (snippets/**/*.out).
-
-A test takes the result of the snippet's page from the execution store (jaxbook.store): the
-build's, when it describes the files on disk, the machinery and this environment; otherwise the
-page runs here, in a kernel of this worker, and its result is kept.
-
-The test id is the snippet's path under snippets/, the name shown above its cell on the site:
-    pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"
+"""Every snippet of the book, run in the book's kernel under its contract (the page's result from
+the execution store, or run here when the store lacks it), its output compared with its .out file.
+The test id is the name shown above its cell on the site:
+``pytest "tests/test_snippets.py::test_snippet[arrays/at_methods.py]"``.
 """
 
 from __future__ import annotations
@@ -101,6 +96,7 @@ def test_snippets_give_the_same_output_twice(filled_store, executor):
 
 
 def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
+    assert SNIPPETS / "arrays" / "inplace_error.py" in discover()
     missing = [p.relative_to(ROOT).as_posix() for p in discover() if not outputs.expected_path(p).is_file()]
     assert not missing, f"run `make outputs` for: {missing}"
     stray = []
@@ -115,6 +111,25 @@ def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
     assert not stray, f"expected outputs without a snippet (or its '# platform: ... differs'): {stray}"
 
 
+def test_every_snippet_is_shown_by_the_one_page_its_folder_names():
+    """From a snippet's path alone one finds the page that shows it (jaxbook.pages.page_of); a
+    snippet that no page loads is dead code that nobody reads."""
+    shown = [(snippet, page) for page in pages.book_pages(ROOT) for snippet in pages.loaded_snippets(page)]
+    wrong = [
+        f"{p.relative_to(ROOT)}: loaded by no page" for p in discover() if p.resolve() not in dict(shown)
+    ]
+    for snippet, page in shown:
+        try:
+            home = pages.page_of(snippet, ROOT).relative_to(ROOT)
+        except ValueError as exc:
+            home = exc
+        if home != page.relative_to(ROOT):
+            wrong.append(
+                f"{snippet.relative_to(ROOT)} is loaded by {page.relative_to(ROOT)}; the rule: {home}"
+            )
+    assert not wrong, "\n".join(wrong)
+
+
 def test_out_files_map_to_their_snippets():
     """x.out and an accelerator's x.gpu.out belong to x.py; other dotted names are not platforms."""
     assert outputs.snippet_of(SNIPPETS / "a/x.out") == (SNIPPETS / "a/x.py", None)
@@ -122,19 +137,6 @@ def test_out_files_map_to_their_snippets():
     assert outputs.snippet_of(SNIPPETS / "a/x.tpu.out") == (SNIPPETS / "a/x.py", "tpu")
     assert outputs.snippet_of(SNIPPETS / "a/x.cpu.out") == (SNIPPETS / "a/x.cpu.py", None)
     assert outputs.expected_path(SNIPPETS / "a/x.py", "gpu") == SNIPPETS / "a/x.gpu.out"
-
-
-def test_discovery_finds_the_snippets():
-    names = {p.relative_to(SNIPPETS).as_posix() for p in discover()}
-    assert "arrays/inplace_error.py" in names
-    assert not any(name.rsplit("/", 1)[-1].startswith("_") for name in names)
-
-
-def test_every_snippet_is_shown_on_a_page():
-    """A snippet that no page loads is dead code that nobody reads."""
-    loaded = {path for page in pages.book_pages(ROOT) for path in pages.loaded_snippets(page)}
-    unused = [p.relative_to(ROOT).as_posix() for p in discover() if p.resolve() not in loaded]
-    assert not unused, f"snippets not loaded by any page: {unused}"
 
 
 #: Characters a code box on the site shows without scrolling (the theme's content column).

@@ -3,7 +3,7 @@
 #   bash tools/accelerator_run.sh [EXTRA]     (EXTRA: JAX's extra for the device, default cuda12)
 # It sets up .venv from requirements.lock (the CPU build's), adds JAX's plugin for the device at the
 # lock's JAX version (jax[cuda12]==<lock>: not in the lock, which the CPU build uses), runs
-# `python -m jaxbook.accelerator` on every snippet and packs the report, and the accelerator
+# `python -m tools.accelerator` on every snippet and packs the report, and the accelerator
 # outputs it wrote, into $OUT/accelerator.tar.gz (or _build/accelerator.tar.gz without $OUT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ version=$(.venv/bin/python -c "from importlib.metadata import version; print(ver
 .venv/bin/python -m pip install --quiet --disable-pip-version-check "jax[$extra]==$version"
 .venv/bin/python -c "import jax; print('JAX', jax.__version__, 'on', jax.devices())"
 status=0
-.venv/bin/python -m jaxbook.accelerator --accept --out _build/accelerator || status=$?
+.venv/bin/python -m tools.accelerator --accept --out _build/accelerator || status=$?
 archive=${OUT:-_build}/accelerator.tar.gz
 tar czf "$archive" _build/accelerator $(git ls-files --others --exclude-standard -- 'snippets/*.gpu.out' 'snippets/*.tpu.out') \
   $(git diff --name-only -- 'snippets/*.gpu.out' 'snippets/*.tpu.out')

@@ -12,7 +12,7 @@
 #   bash DIR/gpu_lease.sh append DIR    copy DIR's chunk files to $PARTS (/tmp/parts)
 #   bash DIR/gpu_lease.sh go DIR        append DIR, reassemble and check the payload, unpack it into
 #                                       $SITE (/tmp/site), put $SITE first on python3's path (a .pth
-#                                       file), run `python -m jaxbook.accelerator --accept` in one
+#                                       file), run `python -m tools.accelerator --accept` in one
 #                                       worker per pages<K>.txt at once, and pack the reports, the
 #                                       .gpu.out files written, the logs and timings into
 #                                       $OUT/accelerator.tar.gz
@@ -56,11 +56,11 @@ merge() {  # the workers' reports (DIR/w<K>/report.json) as one report.json and 
 import json, sys
 from pathlib import Path
 
-from jaxbook.accelerator import Verdict, report
+from tools.accelerator import Verdict, report
 
 folder = Path(sys.argv[1])
 parts = [json.loads(p.read_text()) for p in sorted(folder.glob("w*/report.json"))]
-verdicts = [Verdict(s["snippet"], s["status"], s["detail"], s["needed"]) for d in parts for s in d["snippets"]]
+verdicts = [Verdict(**s) for d in parts for s in d["snippets"]]
 data, text = report(parts[0]["stamp"], verdicts)
 data["written"] = [name for d in parts for name in d.get("written", [])]
 text += "".join(f"wrote {name}: review it with git diff\n" for name in data["written"])
@@ -81,7 +81,7 @@ import re, sys
 from importlib.metadata import distribution
 from packaging.requirements import Requirement
 
-roots = ["jax", "ipykernel", "jupyter-client", "myst-parser", "pytest-doctestplus", "pyyaml", "matplotlib",
+roots = ["jax", "ipykernel", "jupyter-client", "myst-parser", "pyyaml", "matplotlib",
          "optax", "orbax-checkpoint", "equinox", "hypothesis", "pytest", "scipy", "numpy", "jaxtyping"]
 left_out = re.compile(r"^(jaxlib|sphinx.*|babel|alabaster|imagesize|snowballstemmer|roman-numerals|debugpy)$")
 seen, files = set(), []
@@ -150,9 +150,9 @@ go() {
     k=${list##*/pages}; k=${k%.txt}
     pages=$(sed 's/^/--page /' "$list" | tr '\n' ' ')
     if [ "$k" = 0 ]; then
-      JAXBOOK_SNIPPET_TIMEOUT=120 timeout "$LIMIT" "$PY" -m jaxbook.accelerator --accept --out "_build/accelerator/w$k" $pages > "$OUT/w$k.log" 2>&1 &
+      JAXBOOK_SNIPPET_TIMEOUT=120 timeout "$LIMIT" "$PY" -m tools.accelerator --accept --out "_build/accelerator/w$k" $pages > "$OUT/w$k.log" 2>&1 &
     else
-      XLA_PYTHON_CLIENT_PREALLOCATE=false JAXBOOK_SNIPPET_TIMEOUT=120 timeout "$LIMIT" "$PY" -m jaxbook.accelerator --accept --out "_build/accelerator/w$k" $pages > "$OUT/w$k.log" 2>&1 &
+      XLA_PYTHON_CLIENT_PREALLOCATE=false JAXBOOK_SNIPPET_TIMEOUT=120 timeout "$LIMIT" "$PY" -m tools.accelerator --accept --out "_build/accelerator/w$k" $pages > "$OUT/w$k.log" 2>&1 &
     fi
   done
   for job in $(jobs -p); do wait "$job" || status=$?; done

@@ -1,6 +1,6 @@
-"""The build's findings (cells that fail): each at its page's line, the page read again by the next build, all of
-them listed at the end with the command that fixes or accepts each, and the details of each
-failing page in ``reports/<page>.txt`` beside the site, never in it."""
+"""The build's findings (cells that fail): each at its page's line, the page read again by the next
+build, all of them listed at the end with the command that fixes or accepts each, and the details
+of each failing page in ``reports/<page>.txt`` beside the site, never in it."""
 
 from __future__ import annotations
 
@@ -41,16 +41,19 @@ def source_finding(env, docname: str, message: str, line: int) -> None:
 
 def report(app, docname: str, found: list[CellFinding]) -> None:
     """The findings in a page's results: one warning each at its line, the details in its report file."""
-    kept = [p for p in findings(app.env).get(docname, []) if p.finding.kind == "source"]
-    findings(app.env)[docname] = kept + [replace(p, finding=replace(p.finding, details="")) for p in found]
+    kept = [cell for cell in findings(app.env).get(docname, []) if cell.finding.kind == "source"]
+    without_details = [replace(cell, finding=replace(cell.finding, details="")) for cell in found]
+    findings(app.env)[docname] = kept + without_details
     path = Path(app.outdir).parent / layout.REPORTS / f"{docname}.txt"
     if not found:
         path.unlink(missing_ok=True)
         return
-    for p in found:
-        logger.warning(p.finding.summary, location=(docname, p.line), type="jaxbook", subtype=p.finding.kind)
+    for cell in found:
+        logger.warning(
+            cell.finding.summary, location=(docname, cell.line), type="jaxbook", subtype=cell.finding.kind
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
-    details = (f"{app.env.doc2path(docname)}:{p.line}\n{p.finding.details}" for p in found)
+    details = (f"{app.env.doc2path(docname)}:{cell.line}\n{cell.finding.details}" for cell in found)
     path.write_text("\n\n".join(details) + "\n", encoding="utf-8")
 
 
@@ -72,26 +75,20 @@ def on_env_purge_doc(app, env, docname) -> None:
 def on_build_finished(app, exception) -> None:
     """List every finding, one line each, with the command that fixes or accepts it, and keep the
     snippets whose outputs to accept for ``make outputs FAILED=1``."""
-    found = [(d, p) for d, ps in sorted(findings(app.env).items()) for p in ps]
+    found = [(docname, cell) for docname, cells in sorted(findings(app.env).items()) for cell in cells]
     build = Path(app.outdir).parent
     outputs_to_accept = sorted(
-        {p.finding.snippet for _, p in found if p.finding.kind in ("differs", "missing")}
+        {cell.finding.snippet for _, cell in found if cell.finding.kind in ("differs", "missing")}
     )
     build.mkdir(parents=True, exist_ok=True)
     write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
     if not found:
         return
-    others = getattr(app, "_warncount", len(found)) - len(found)  # Sphinx's own count
     logger.info("")
-    logger.info(
-        f"{len(found)} failing cell(s) in the book"
-        + (f", and {others} other warning(s) above" if others > 0 else "")
-        + ":",
-        color="red",
-    )
-    for docname, p in found:
-        logger.info(f"  {app.env.doc2path(docname, False)}:{p.line}: {p.finding.summary}")
-    for command in helper_commands([p.finding for _, p in found], book_root()):
+    logger.info(f"{len(found)} failing cell(s) in the book:", color="red")
+    for docname, cell in found:
+        logger.info(f"  {app.env.doc2path(docname, False)}:{cell.line}: {cell.finding.summary}")
+    for command in helper_commands([cell.finding for _, cell in found], book_root()):
         logger.info(f"  {command}")
     if len(outputs_to_accept) > 1:
         logger.info(f"  to accept all {len(outputs_to_accept)} outputs listed above: `make outputs FAILED=1`")

@@ -6,6 +6,8 @@ it does not read; a page with snippet cells rendered without it fails the build
 
 from __future__ import annotations
 
+import atexit
+import functools
 import inspect
 import platform
 import time
@@ -37,21 +39,17 @@ CHANGED = (
 )
 
 _app = None  # this process's Sphinx application (parallel workers are forks)
-_executor = None
 _filled: set[str] = set()  # the pages whose outputs this process took from the store
 
 
+@functools.cache
 def executor():
     """This process's executor: a kernel started on first need, kept for the next pages."""
-    global _executor
-    if _executor is None:
-        import atexit
+    from jaxbook.execute import Executor
 
-        from jaxbook.execute import Executor
-
-        _executor = Executor(book_root())
-        atexit.register(_executor.close)
-    return _executor
+    started = Executor(book_root())
+    atexit.register(started.close)
+    return started
 
 
 def has_snippets(notebook) -> bool:

@@ -1,14 +1,8 @@
-"""Fixtures of the browser tests: the built site served on 127.0.0.1, and a headless Chromium.
-
-The tests drive the system Chromium (/usr/bin/chromium, installed by `tools/install_browser.sh`)
-through Playwright; Playwright's own browser downloads are not used. Without Chromium the
-browser tests are skipped, or fail when the environment variable CI is set.
-JAXBOOK_CHROMIUM=/path/to/chromium uses another Chromium binary.
-
-JAXBOOK_SITE_PREBUILT=1 makes `site_root` return the existing `_build/html` as it is, without the
-strict build of the `built_site` fixture: for developing these tests against a site that is
-already built (the results then say nothing about the current sources).
-"""
+"""Fixtures of the browser tests: the built site served on 127.0.0.1, and a headless Chromium
+(Debian's, through Playwright: `tools/install_browser.sh`; JAXBOOK_CHROMIUM=/path for another).
+Without Chromium the browser tests are skipped, or fail when the environment variable CI is set.
+JAXBOOK_SITE_PREBUILT=1 tests the existing `_build/html` without the strict build (for developing
+these tests: the results then say nothing about the current sources)."""
 
 from __future__ import annotations
 
@@ -42,10 +36,8 @@ def site_root(request) -> Path:
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
-    """Serves files without logging every request to stderr."""
-
     def log_message(self, format, *args):
-        pass
+        pass  # not every request on stderr
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -101,9 +93,8 @@ def browser(chromium):
 @pytest.fixture
 def context(browser, site_url):
     """A fresh browser context (1280x900), for one test."""
-    ctx = new_context(browser, site_url)
-    yield ctx
-    ctx.close()
+    with new_context(browser, site_url) as ctx:
+        yield ctx
 
 
 @pytest.fixture

@@ -1,18 +1,13 @@
-"""One visit of each page for every per-page browser test.
-
-Four tests look at every page as a reader's first visit shows it at 1280x900: it loads cleanly
-(test_pages.py), it stays within the weight budget (test_weight.py), and axe-core finds no WCAG
-violation in light and in dark mode (test_accessibility.py). Loading the page once per test cost
-four loads of every page; a :class:`Visitor` loads it once in light mode, records what all three
-files need, and once more in dark mode for axe. Each test still asserts its own finding, and the
-tests of one page run on one xdist worker (:func:`per_page`), where its visit is kept.
-
-The visitor's context has no storage between visits (a first visit), its cache off (each load
-downloads everything, and every load checks that no file came from the cache) and axe-core
-injected into every document.
-"""
+"""One visit of each page for every per-page browser test: it loads cleanly (test_pages.py), it
+stays within the weight budget (test_weight.py) and axe-core finds no WCAG violation in light and
+dark mode (test_accessibility.py). A :class:`Visitor` loads a page once in light mode as a first
+visit (no storage, the cache off: every file downloaded, axe-core injected), records what the
+three files need, and once more in dark mode for axe; a page's tests share one xdist worker
+(:func:`per_page`), where its visit is kept."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -109,14 +104,17 @@ class Recorder:
         self.pending.clear()
 
 
+@dataclass
 class Visit:
-    """What one light-mode first visit of a page showed, and axe-core's findings per mode."""
+    """What one light-mode first visit of a page showed, and per mode its theme and axe-core's findings."""
 
-    def __init__(self, status, requests, problems, sizes, from_cache, theme):
-        self.status, self.requests, self.problems = status, requests, problems
-        self.sizes, self.from_cache = sizes, from_cache
-        self.theme = {"light": theme}
-        self.violations: dict[str, list[dict]] = {}
+    status: int | None
+    requests: list[str]
+    problems: list[str]
+    sizes: dict[str, int]
+    from_cache: list
+    theme: dict[str, str]
+    violations: dict[str, list[dict]] = field(default_factory=dict)
 
 
 class Visitor:
@@ -165,7 +163,7 @@ class Visitor:
             problems=list(recorder.problems),
             sizes=sizes,
             from_cache=list(recorder.from_cache),
-            theme=page.evaluate("document.documentElement.dataset.theme"),
+            theme={"light": page.evaluate("document.documentElement.dataset.theme")},
         )
 
     def visit(self, path: str, mode: str = "light") -> Visit:

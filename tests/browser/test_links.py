@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from html.parser import HTMLParser
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from bs4 import BeautifulSoup
+
+from jaxbook.pages import built_html
 
 pytestmark = pytest.mark.build
 
@@ -18,46 +21,26 @@ SKIPPED_SCHEMES = {"http", "https", "mailto", "javascript", "data", "tel", "blob
 CSS_URL = re.compile(r"""(?:url\(\s*|@import\s+)(['"]?)([^'")\s]+)\1""")
 
 
-class Page(HTMLParser):
-    """The URLs a page refers to (with their tag) and the anchors it defines."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.urls: list[tuple[str, str]] = []
-        self.anchors: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        for name in ("id", "name") if tag in ("a", "map", "iframe", "form") else ("id",):
-            if attrs.get(name):
-                self.anchors.add(attrs[name])
-        if tag == "meta":
-            return
-        if tag == "link" and "preconnect" in (attrs.get("rel") or "").split():
-            return
-        for name, value in attrs.items():
-            if name in URL_ATTRIBUTES and value is not None:
-                self.urls.append((f"<{tag} {name}>", value))
-        if attrs.get("srcset"):
-            self.urls += [
-                (f"<{tag} srcset>", part.split()[0]) for part in attrs["srcset"].split(",") if part.strip()
-            ]
-
-    handle_startendtag = handle_starttag
+class Links(NamedTuple):
+    urls: list[tuple[str, str]]  # (its tag and attribute, the URL)
+    anchors: set[str]
 
 
 @cache
-def parse(path: Path) -> Page:
-    page = Page()
-    page.feed(path.read_text(encoding="utf-8"))
-    page.close()
-    return page
-
-
-def html_files(root: Path) -> list[Path]:
-    """The site's pages. `_static/*.html` are Jinja template fragments shipped by the themes
-    (webpack-macros.html), never served as pages."""
-    return sorted(p for p in root.rglob("*.html") if p.relative_to(root).parts[0] != "_static")
+def parse(path: Path) -> Links:
+    """The URLs a page refers to and the anchors it defines."""
+    urls, anchors = [], set()
+    for tag in BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").find_all(True):
+        names = ("id", "name") if tag.name in ("a", "map", "iframe", "form") else ("id",)
+        anchors.update(tag[name] for name in names if tag.get(name))
+        if tag.name == "meta" or (tag.name == "link" and "preconnect" in tag.get("rel", [])):
+            continue
+        urls += [
+            (f"<{tag.name} {name}>", value) for name, value in tag.attrs.items() if name in URL_ATTRIBUTES
+        ]
+        srcset = [part.split()[0] for part in tag.get("srcset", "").split(",") if part.strip()]
+        urls += [(f"<{tag.name} srcset>", url) for url in srcset]
+    return Links(urls, anchors)
 
 
 def check_link(root: Path, source: Path, what: str, url: str, broken: list[str]):
@@ -97,7 +80,7 @@ def check_link(root: Path, source: Path, what: str, url: str, broken: list[str])
 
 def test_every_internal_link_and_anchor_resolves(site_root):
     root = site_root.resolve()
-    pages = html_files(root)
+    pages = built_html(root)
     assert len(pages) >= 20, f"only {len(pages)} pages under {root}"
     broken: list[str] = []
     stylesheets: set[Path] = set()
