@@ -38,7 +38,14 @@ from nbclient import NotebookClient
 from jaxbook import ROOT, compare, layout, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
-from jaxbook.downloads import DIRECTIVE, requirement_cells, source
+from jaxbook.downloads import (
+    NotebookError,
+    markdown_cells,
+    reader_notebook,
+    requirement_cells,
+    setup_cells,
+    source,
+)
 from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
@@ -335,8 +342,6 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     import contextlib
     import io
 
-    from jaxbook.downloads import reader_notebook
-
     here = io.StringIO()
     with contextlib.redirect_stdout(here):
         exec(ROUNDING, {})
@@ -359,8 +364,6 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
 def test_the_readers_jupyter_prints_jaxprs_in_plain_text_as_the_page_does(tmp_path):
     """JAX colours a printed jaxpr in Jupyter (ipykernel's ZMQInteractiveShell) unless the set-up
     cell turns it off, as the build's kernel has it off (:data:`jaxbook.runtime.JAX_ENV`)."""
-    from jaxbook.downloads import setup_cells
-
     jaxpr = "import jax, jax.numpy as jnp\nprint(jax.make_jaxpr(jnp.sin)(1.0))"
     setup = next(c for c in setup_cells([]) if c["metadata"].get("jaxbook", {}).get("role") == "setup")
     notebook = nbformat.v4.new_notebook(
@@ -427,7 +430,6 @@ def unexecuted(page: str) -> dict:
 @pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
-    from jaxbook.downloads import reader_notebook
     from jaxbook.snippet import parse_declaration
 
     notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
@@ -449,9 +451,9 @@ def test_notebook_structure(page):
             assert declared == ("raises-exception" in cell.metadata.get("tags", []))
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            for line in cell.source.split("\n"):
-                assert not line.startswith("%%")
-                assert not DIRECTIVE.match(line.strip()), f"a MyST directive Jupyter shows as code: {line}"
+            assert not any(line.startswith("%%") for line in cell.source.split("\n"))
+            shown_as_code = [t.info for t in pages.tokens(cell.source) if t.info.startswith("{")]
+            assert not shown_as_code, f"MyST directives Jupyter shows as code: {shown_as_code}"
     if page.startswith("practice/"):
         problem = ROOT / page
         attempts = [c for c in code_cells if role(c) == "attempt"]
@@ -470,23 +472,43 @@ def test_notebook_structure(page):
 
 
 @pytest.mark.inputs()
-def test_admonitions_become_quotations_and_other_directives_fail_naming_the_line(tmp_path):
-    from jaxbook.downloads import UnknownDirective, markdown_cells
-
+def test_directives_become_what_jupyter_shows(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
         "# Page\n\n```{admonition} An advanced step\n:class: note\nRead [this](other.md) first.\n```\n\n"
         "```{warning} It costs\na second line.\n```\n\n````markdown\n```{figure} shown.png\n```\n````\n\n"
-        "```{figure} plot.png\n:alt: A plot\n```\n"
+        "::::{only} html\nRun:\n\n```bash\nmake check\n```\n::::\n\n"
+        "```{only} notebook\n---\nclass: x\n---\nRun the last cell.\n```\n\n"
+        "- In a list:\n\n  ```{tip}\n  Indented.\n  ```\n"
     )
-    text = page.read_text()
-    shown = "".join(c["source"] for c in markdown_cells(text[: text.rindex("```{figure}")], page, None))
+    shown = "".join(c["source"] for c in markdown_cells(page.read_text(), page, None))
     assert shown == (
         "# Page\n\n> **An advanced step**\n>\n> Read [this](other.md) first.\n\n"
-        "> **Warning**\n>\n> It costs\n> a second line.\n\n````markdown\n```{figure} shown.png\n```\n````"
+        "> **Warning**\n>\n> It costs\n> a second line.\n\n````markdown\n```{figure} shown.png\n```\n````\n\n"
+        "Run the last cell.\n\n- In a list:\n\n  > **Tip**\n  >\n  > Indented."
     )
-    with pytest.raises(UnknownDirective, match=r"page\.md:17: the directive \{figure\} has no form"):
-        markdown_cells(text, page, None)
+
+
+@pytest.mark.inputs()
+@pytest.mark.parametrize(
+    "markdown, error",
+    [
+        (
+            "```{figure} plot.png\n:alt: A plot\n```",
+            r"page\.md:3: the directive \{figure\} plot\.png has no form",
+        ),
+        ("::::{only} latex\nPrinted.\n::::", r"page\.md:3: the directive \{only\} latex has no form"),
+        (
+            "Run:\n\n```bash\nmake check PROBLEM=x\n```",
+            r"page\.md:5: `make` runs in a clone .* \{only\} html",
+        ),
+    ],
+)
+def test_markdown_the_notebook_cannot_show_fails_naming_its_line(tmp_path, markdown, error):
+    page = tmp_path / "page.md"
+    page.write_text(f"# Page\n\n{markdown}\n")
+    with pytest.raises(NotebookError, match=error):
+        markdown_cells(page.read_text(), page, None)
 
 
 #: A file of the book named in an output: a snippet, a helper, a practice module.
