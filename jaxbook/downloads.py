@@ -134,10 +134,9 @@ def reader_notebook(
 
 
 def number_cells(cells: list[dict], page: Path, root: Path) -> None:
-    """Number the code cells as a run from the top numbers them (``In [1]`` is the set-up), and
-    make each snippet cell's outputs name the cell, as IPython names it (``Cell In[12]``), where
-    the build's name the snippet file (``snippets/jit/if_error.py``), which the reader does not
-    have. Helper modules keep their names: the notebook writes them into the reader's folder."""
+    """Number the code cells as a run from the top does (``In [1]`` is the set-up), and name a
+    snippet cell in its outputs as IPython does (``Cell In[12]``), not by its file, which the reader
+    lacks (helper modules keep their names: the notebook writes them)."""
     code_cells = [cell for cell in cells if cell["cell_type"] == "code"]
     for count, cell in enumerate(code_cells, 1):
         cell["execution_count"] = count
@@ -148,20 +147,14 @@ def number_cells(cells: list[dict], page: Path, root: Path) -> None:
         for output in cell.get("outputs", []):
             if "execution_count" in output:
                 output["execution_count"] = count
-            output.update(
-                {
-                    key: json.loads(json.dumps(output[key]).replace(name, f"Cell In[{count}]"))
-                    for key in ("text", "traceback", "evalue")
-                    if key in output
-                }
-            )
+            for key in {"text", "traceback", "evalue"} & output.keys():
+                output[key] = json.loads(json.dumps(output[key]).replace(name, f"Cell In[{count}]"))
 
 
 def page_links(text: str, docname: str, site: str) -> str:
-    """``text`` with its links to pages of the book (``](../guide/jit.md#anchor)``, relative to
-    the page ``docname``) pointing at those pages on the site: absolute under ``site``, the base URL
-    of the published book; without one (a local build), relative to where the notebook sits in the
-    built site (``_sources/<docname>.ipynb``)."""
+    """``text`` with its links to pages of the book (``](../guide/jit.md#anchor)``, relative to the
+    page ``docname``) pointing at those pages on the site: under ``site``, the published book's base
+    URL, or (a local build) relative to the notebook's place, ``_sources/<docname>.ipynb``."""
 
     def link(match: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), match.group("path")))
@@ -177,9 +170,8 @@ def page_links(text: str, docname: str, site: str) -> str:
 def practice_problem(page: Path, root: Path) -> Path | None:
     """The folder of the practice problem whose statement is ``page``, if it is one."""
     folder = page.with_suffix("")
-    if page.is_relative_to(root / "practice") and (folder / "starter.py").is_file():
-        return folder
-    return None
+    is_problem = page.is_relative_to(root / "practice") and (folder / "starter.py").is_file()
+    return folder if is_problem else None
 
 
 def source(cell: dict) -> str:
@@ -312,8 +304,8 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
 
 
 def carried_test_files(problem: Path, root: Path) -> list[Path]:
-    """What a practice notebook carries to run the problem's tests: jaxbook/practice.py, the
-    tests and every project file they import."""
+    """What a practice notebook carries to run its tests: jaxbook/practice.py, the tests and every
+    project file they import."""
     needed = [root / "jaxbook" / "practice.py"]
     for test in sorted(problem.glob("test_*.py")):
         needed += project_dependencies(test, root)
@@ -340,8 +332,8 @@ def run_tests_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]
 
 
 def requirement_cells(problem: Path, root: Path) -> list[dict]:
-    """The statement's numbered requirements, written where the check looks for them, so that a
-    failing test is reported with their sentences (as ``make check`` does); none if it has none."""
+    """The statement's numbered requirements, written where the check reads them to report a
+    failure with their sentences, as ``make check`` does."""
     numbered = requirements(problem.parent / f"{problem.name}.md")
     if not numbered:
         return []
@@ -468,8 +460,7 @@ def without_merged_streams(outputs: list[dict]) -> list[dict]:
 
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
-    """A practice statement's download carries its tests: an edit to them builds the page again
-    (otherwise the next build would publish the notebook with the old tests)."""
+    """A practice statement's download carries its tests: an edit to them rebuilds the page."""
     problem = practice_problem(Path(app.env.doc2path(docname)).resolve(), book_root())
     for path in carried_test_files(problem, book_root()) if problem else []:
         app.env.note_dependency(str(path))
