@@ -79,7 +79,7 @@ def hints(page: Path) -> list[tuple[str, str]]:
     """The page's ``{dropdown} Hint: ...`` blocks as (title, text), read
     with MyST's parser, as the page renders them."""
     found = []
-    for token in pages._parser().parse(page.read_text(encoding="utf-8")):
+    for token in pages.tokens(page.read_text(encoding="utf-8")):
         directive, _, title = token.info.partition(" ")
         is_hint = directive == "{dropdown}" and title.startswith("Hint")
         if token.type == "fence" and is_hint:

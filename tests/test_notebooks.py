@@ -1,21 +1,11 @@
 """The downloadable notebooks run as a reader runs them, and agree with the site.
 
-Each notebook from ``_build/html/_sources/`` is executed with nbclient in a fresh folder outside
-the repository, by the plain ``python3`` ipykernel (not the book's kernel), with no JAX device
-flags, no ``PYTHONPATH``, no Jupyter path pointing into the repository and no JAX compilation
-cache (see :func:`reader_env`). Its cells are compared
-with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
-strict build): each cell prints what the page shows under it, the same cells error, with the same
-exception class, and the cells the download adds never error. Printed floats are compared as the
-build compares them (:mod:`jaxbook.compare`, within each snippet's tolerance), and the reader's
-kernel compiles as another CPU than the build's (:data:`OTHER_CPU`: an older instruction set,
-narrower vectors), so an output that moves with the CPU by more than its tolerance fails here,
-not on the next machine that builds the book. A practice notebook's
-check must report "not yet" for the starter and every test passing once the reference solution is
-pasted into the code cell.
-
-Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
-kernels started at the same time by several xdist workers cannot race for a port.
+Each notebook of ``_build/html/_sources/`` runs in a plain ``python3`` ipykernel in an empty folder
+outside the repository, without the book's settings (:func:`reader_env`), compiling for another CPU
+(:data:`OTHER_CPU`). Each cell must print what the page shows under it (floats within the
+snippet's tolerance, as the build compares), raise what the site's cell raised, and the cells the
+download adds never raise; a practice notebook's check says "not yet" for the starter and "solved"
+for the reference solution. Kernels talk over Unix sockets, so parallel kernels race for no port.
 """
 
 from __future__ import annotations
@@ -26,6 +16,8 @@ import os
 import platform
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -33,6 +25,7 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
+from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
 
 from jaxbook import ROOT, compare, layout, pages, runtime
@@ -42,8 +35,6 @@ from jaxbook.downloads import (
     NotebookError,
     markdown_cells,
     reader_notebook,
-    requirement_cells,
-    setup_cells,
     source,
 )
 from jaxbook.execute import without_user_settings
@@ -64,20 +55,14 @@ print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
                  | {n: os.environ.get(n) for n in VARIABLES}))""".replace(
     "VARIABLES", repr(("XLA_FLAGS", *runtime.CACHE_VARIABLES))
 )
-#: XLA flags of the reader's kernel: it compiles as another CPU than the build machine's
-#: (:data:`jaxbook.runtime.READER_CPU`: on x86-64, AVX2 with 128-bit vectors), so a cell whose
-#: output moves with the CPU by more than its tolerance fails here, not on the next CI machine, host
-#: or reader's laptop. Fused multiply-add stays on: x86 CPUs have had it since 2013, 64-bit Arm
-#: always. Empty on Arm, where no other CPU can be emulated.
+#: XLA flags of the reader's kernel: another CPU than the build's (:data:`jaxbook.runtime.READER_CPU`,
+#: on x86-64 AVX2 with 128-bit vectors), so an output that moves with the CPU fails here; empty on Arm.
 OTHER_CPU = runtime.OTHER_CPUS[runtime.READER_CPU] if runtime.READER_CPU else ""
 
 
 def reader_env(folder: Path) -> dict:
     """The environment of a reader's Jupyter: nothing of the book, no device flags, and not the
-    test session's JAX compilation cache (:func:`jaxbook.runtime.compilation_cache_env`), which
-    a reader does not have: loading a program from it takes a fraction of its compile time, so a
-    page that times compilations (control_flow's unrolled loop against ``lax.scan``) would compare
-    loads, not compiles."""
+    test session's JAX compilation cache (a page that times compiles would time loads)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -104,17 +89,15 @@ def stdout_of(cell) -> str:
 
 
 def shown(site_cell) -> str:
-    """What the page shows a site cell printed: its first stream output, into which MyST-NB merges
-    the later ones (``nb_merge_streams``; it keeps them in the notebook it writes too)."""
+    """What the page shows a site cell printed: its first stream output (MyST-NB merges the later
+    ones into it)."""
     streams = [o.text for o in site_cell.get("outputs", []) if o.output_type == "stream"]
     return normalise(streams[0] if streams else "")
 
 
 def printed(cell, stream: str) -> str:
-    """What a reader's code cell wrote to ``stream`` (stdout or stderr), with what varies between
-    runs and machines replaced as the build replaces it (:func:`jaxbook.snippet.scrub`,
-    :func:`jaxbook.outputs.normalise`). Colour codes are kept: the page has none, and the reader's
-    Jupyter must print none either (JAX colours jaxprs there unless the set-up cell says not to)."""
+    """What a reader's code cell wrote to ``stream``, normalised as the build normalises. Colour
+    codes are kept: the page has none, so a jaxpr Jupyter colours differs."""
     text = "".join(o.text for o in cell.get("outputs", []) if o.get("name") == stream)
     return normalise(scrub(text))
 
@@ -124,13 +107,10 @@ LOCATION = re.compile(r"^\S+:\d+: ")
 
 
 def print_difference(site_cell, cell, tolerance: Tolerance = compare.DEFAULT) -> str | None:
-    """How the reader's cell's printed output differs from the page's, or None. Printed floats
-    may differ within ``tolerance``, the snippet's (:mod:`jaxbook.compare`, as the build compares).
-
-    The build's kernel shows stdout and stderr in the order written; ipykernel sends them on two
-    streams. So when the reader's cell also wrote to stderr (a warning, a log line), each line of
-    the page must be the next line the reader printed to stdout or a line it wrote to stderr
-    (a warning's location aside), and every stdout line must be used."""
+    """How the reader's cell's printed output differs from the page's (floats within
+    ``tolerance``), or None. The page interleaves stdout and stderr; ipykernel keeps them apart, so
+    each page line must be the reader's next stdout line or one of its stderr lines (a warning's
+    location aside), and every stdout line must be used."""
     page, out, err = shown(site_cell), printed(cell, "stdout"), printed(cell, "stderr")
     if err:
         written = {LOCATION.sub("", line) for line in err.splitlines()}
@@ -360,22 +340,6 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     )
 
 
-@pytest.mark.inputs()  # the set-up cell of every download, and a jaxpr of its own
-def test_the_readers_jupyter_prints_jaxprs_in_plain_text_as_the_page_does(tmp_path):
-    """JAX colours a printed jaxpr in Jupyter (ipykernel's ZMQInteractiveShell) unless the set-up
-    cell turns it off, as the build's kernel has it off (:data:`jaxbook.runtime.JAX_ENV`)."""
-    jaxpr = "import jax, jax.numpy as jnp\nprint(jax.make_jaxpr(jnp.sin)(1.0))"
-    setup = next(c for c in setup_cells([]) if c["metadata"].get("jaxbook", {}).get("role") == "setup")
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(setup["source"]), nbformat.v4.new_code_cell(jaxpr)]
-    )
-    with Reader(notebook, tmp_path) as kernel:
-        kernel.run_all()
-    text = stdout_of(notebook.cells[-1])
-    assert "lambda" in text and "sin" in text, notebook.cells[-1].outputs
-    assert "\x1b[" not in text, f"the reader's jaxpr is coloured: {text!r}"
-
-
 def test_print_difference_compares_what_a_reader_sees_with_the_page():
     """The comparison of printed output, on cells shaped as the build's kernel and ipykernel write
     them: the page merges everything into one stream; the reader has stdout and stderr."""
@@ -411,20 +375,9 @@ def test_print_difference_compares_what_a_reader_sees_with_the_page():
 
 
 def unexecuted(page: str) -> dict:
-    """What MyST-NB writes for ``page``, minus the outputs: Markdown cells and snippet cells."""
+    """The notebook MyST-NB reads from ``page``, before it runs."""
     path = ROOT / f"{page}.md"
-    lines = path.read_text(encoding="utf-8").split("\n")
-    body_start = lines.index("---", 1) + 1
-    cells, start = [], body_start
-    for cell in pages.read(path).cells:
-        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.line - 1])))
-        snippet = pages.loaded(path, cell.load)
-        cells.append(
-            nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"), metadata={"load": cell.load})
-        )
-        start = cell.end
-    cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
-    return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+    return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), path=path)
 
 
 @pytest.mark.inputs.with_args(pass_cache.notebook_page)
@@ -454,6 +407,8 @@ def test_notebook_structure(page):
             assert not any(line.startswith("%%") for line in cell.source.split("\n"))
             shown_as_code = [t.info for t in pages.tokens(cell.source) if t.info.startswith("{")]
             assert not shown_as_code, f"MyST directives Jupyter shows as code: {shown_as_code}"
+    pip = re.search(r"`pip install ([^`]*)`", notebook.cells[1].source)[1].split()
+    assert not {w.split("/")[0].removesuffix(".py") for w in written} & set(pip), f"installs its own: {pip}"
     if page.startswith("practice/"):
         problem = ROOT / page
         attempts = [c for c in code_cells if role(c) == "attempt"]
@@ -573,41 +528,23 @@ def test_links_in_the_notebooks_reach_pages_of_the_site(built_site):
 
 @pytest.mark.inputs("practice")  # a problem's files and statement; `make check` finds it in practice/
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
-    """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
-    import subprocess
-    import sys
-
-    problem = ROOT / "practice" / "arrays" / "masked_mean"
-    files = [ROOT / "jaxbook" / "practice.py", problem / "starter.py"]
-    for test in problem.glob("test_*.py"):
-        files += project_dependencies(test, ROOT)
-    for file in dict.fromkeys(files):
-        target = tmp_path / file.relative_to(ROOT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
-    for cell in requirement_cells(problem, ROOT):  # the statement's requirements, as the notebook writes them
-        magic, text = source(cell).split("\n", 1)
-        (tmp_path / magic.removeprefix("%%writefile ")).write_text(text + "\n", encoding="utf-8")
+    """The notebook's check, its files written into an empty folder, and `make check` agree line by line."""
+    page = "practice/arrays/masked_mean"
+    cells = reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT)["cells"]
+    for cell in cells:
+        magic, _, text = source(cell).partition("\n")
+        if magic.startswith("%%writefile "):
+            (tmp_path / magic.split()[1]).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / magic.split()[1]).write_text(text + "\n", encoding="utf-8")
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
-    code = (
-        "from jaxbook.practice import check; check('practice/arrays/masked_mean/starter.py', "
-        "'practice/arrays/masked_mean')"
-    )
-    notebook = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-    )
-    make = subprocess.run(
-        [sys.executable, "-m", "jaxbook.practice", "masked-mean"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = {"capture_output": True, "text": True, "timeout": 600}
+    notebook = subprocess.run([sys.executable, "-c", source(cells[-1])], cwd=tmp_path, env=env, **run)
+    make = subprocess.run([sys.executable, "-m", "jaxbook.practice", "masked-mean"], cwd=ROOT, **run)
 
-    def report(output: str) -> list[str]:
+    def report(output: str, label: str) -> list[str]:
         lines = output.splitlines()
-        start = max(i for i, line in enumerate(lines) if line == "practice/arrays/masked_mean/starter.py")
-        return lines[start:]
+        return lines[len(lines) - lines[::-1].index(label) :]
 
-    assert report(notebook.stdout) == report(make.stdout), notebook.stdout + notebook.stderr
-    assert report(make.stdout)[-1].endswith("tests pass: not yet") and len(report(make.stdout)) >= 5
+    shown = report(make.stdout, f"{page}/starter.py")
+    assert report(notebook.stdout, "masked_mean.py") == shown, notebook.stdout + notebook.stderr
+    assert shown[-1].endswith("tests pass: not yet") and len(shown) >= 5

@@ -25,18 +25,9 @@ from tests import pass_cache
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
-SECTIONS = [
-    "arrays",
-    "autodiff",
-    "jit_scan",
-    "vectorization",
-    "optimizers",
-    "attention",
-    "decoding",
-    "sharding",
-    "performance",
-    "capstone",
-]
+SECTIONS = (
+    "arrays autodiff jit_scan vectorization optimizers attention decoding sharding performance capstone"
+).split()
 
 
 def ident(folder):
@@ -57,35 +48,17 @@ def wrong_ident(path):
 
 
 def inner_workers() -> str:
-    """xdist workers of a practice run started by a test: none inside an xdist worker, where
-    the suite's other workers already keep every core busy (a worker's start and its import of
-    JAX would be paid for nothing), two otherwise."""
+    """xdist workers of a practice run a test starts: none inside an xdist worker, whose siblings
+    keep every core busy already, two otherwise."""
     return "0" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
 
 
 def run_practice_tests(impl, report):
     """Run every problem's tests in one pytest subprocess; the junit XML lands in ``report``."""
+    command = [sys.executable, "-m", "pytest", str(PRACTICE), f"--impl={impl}", "--hypothesis-profile=catch"]
+    command += ["-q", "-n", inner_workers(), "-p", "no:cacheprovider", f"--junitxml={report}"]
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(PRACTICE),
-            f"--impl={impl}",
-            "--hypothesis-profile=catch",
-            "-q",
-            "-n",
-            inner_workers(),
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-o",
-            "junit_family=xunit1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=1800,
+        [*command, "-o", "junit_family=xunit1"], cwd=ROOT, capture_output=True, text=True, timeout=1800
     )
     for case in ET.parse(report).getroot().iter("testcase"):
         file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
