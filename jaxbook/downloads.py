@@ -352,8 +352,7 @@ ADMONITIONS = set("note tip hint important seealso attention caution warning dan
 
 
 class _Titled:
-    """What MyST's directive parser needs to know of a directive whose opening line is its
-    argument (a path, a title, an ``only`` expression): any options, then content."""
+    """For MyST's parser: a directive whose argument is its opening line's text (a path, a title)."""
 
     option_spec = {"options": True}
     required_arguments = 0
@@ -363,18 +362,18 @@ class _Titled:
 
 
 class _Untitled(_Titled):
-    """An admonition such as ``{note}``: text on its opening line is its content's first line."""
+    """An admonition such as ``{note}``: its opening line's text is its content's first line."""
 
     optional_arguments = 0
 
 
 class NotebookError(ValueError):
-    """Markdown of a page that the reader's notebook cannot show: ``detail`` says why, ``line`` is
-    its first line in the page (None if not found)."""
+    """A ``block`` of a page's Markdown that the reader's notebook cannot show: ``detail`` says why,
+    ``line`` is the block's first line in the page (None if not found)."""
 
-    def __init__(self, page: Path, opening: str, detail: str):
-        lines = page.read_text(encoding="utf-8").split("\n") if page.is_file() else []
-        self.line = next((n for n, text in enumerate(lines, 1) if text.strip() == opening.strip()), None)
+    def __init__(self, page: Path, block: str, detail: str):
+        text = page.read_text(encoding="utf-8") if page.is_file() else ""
+        self.line = text[: text.index(block)].count("\n") + 1 if block in text else None
         self.detail = detail
         where = display_path(page)
         super().__init__(f"{where}:{self.line}: {detail}" if self.line else f"{where}: {detail}")
@@ -388,12 +387,12 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         if token.type not in ("fence", "colon_fence"):
             continue
         start, end = token.map
-        opening = lines[start]
+        block, opening = "\n".join(lines[start:end]), lines[start]
         if not token.info.startswith("{"):  # a block of code, copied as it is
             if token.content.startswith("make "):
                 raise NotebookError(
                     page,
-                    opening,
+                    block,
                     "`make` runs in a clone of the book's repository, not in the reader's notebook: put "
                     "this block in an {only} html block, and what the reader of the notebook does "
                     "instead in an {only} notebook block",
@@ -430,7 +429,7 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         else:
             raise NotebookError(
                 page,
-                opening,
+                block,
                 f"the directive {{{name}}} {arg}".rstrip() + " has no form in the reader's notebook: give "
                 "it one in jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, "
                 "dropdown, an admonition, toctree, only html, only notebook)",

@@ -454,8 +454,8 @@ def test_directives_become_what_jupyter_shows(tmp_path):
         ),
         ("::::{only} latex\nPrinted.\n::::", r"page\.md:3: the directive \{only\} latex has no form"),
         (
-            "Run:\n\n```bash\nmake check PROBLEM=x\n```",
-            r"page\.md:5: `make` runs in a clone .* \{only\} html",
+            "::::{only} html\n```bash\nmake check\n```\n::::\n\n```bash\nmake check\n```",
+            r"page\.md:9: `make` runs in a clone .* \{only\} html",
         ),
     ],
 )
