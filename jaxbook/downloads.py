@@ -368,60 +368,61 @@ class _Untitled(_Titled):
 
 
 class NotebookError(ValueError):
-    """A ``block`` of a page's Markdown that the reader's notebook cannot show: ``detail`` says why,
-    ``line`` is the block's first line in the page (None if not found)."""
+    """Markdown at ``line`` of ``page`` that the reader's notebook cannot show: ``detail`` says why."""
 
-    def __init__(self, page: Path, block: str, detail: str):
-        text = page.read_text(encoding="utf-8") if page.is_file() else ""
-        self.line = text[: text.index(block)].count("\n") + 1 if block in text else None
-        self.detail = detail
-        where = display_path(page)
-        super().__init__(f"{where}:{self.line}: {detail}" if self.line else f"{where}: {detail}")
+    def __init__(self, page: Path, line: int, detail: str):
+        self.line, self.detail = line, detail
+        super().__init__(f"{display_path(page)}:{line}: {detail}")
 
 
-def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
+def markdown_cells(text: str, page: Path, problem: Path | None, first: int | None = None) -> list[dict]:
     """The Markdown of a page cell for Jupyter, read with MyST's parser: each directive in a form
-    Jupyter shows, the practice starter as a code cell of its own."""
+    Jupyter shows, the practice starter as a code cell of its own. ``first``: the page's line
+    number of ``text``'s first line (by default, where ``text`` is found in the page)."""
+    if first is None:
+        whole = page.read_text(encoding="utf-8") if page.is_file() else text
+        first = whole[: max(whole.find(text), 0)].count("\n") + 1
     lines, out, cells, done = text.split("\n"), [], [], 0
     for token in pages.tokens(text):
         if token.type not in ("fence", "colon_fence"):
             continue
         start, end = token.map
-        block, opening = "\n".join(lines[start:end]), lines[start]
+        opening = lines[start]
         if not token.info.startswith("{"):  # a block of code, copied as it is
             if token.content.startswith("make "):
                 raise NotebookError(
                     page,
-                    block,
+                    first + start,
                     "`make` runs in a clone of the book's repository, not in the reader's notebook: put "
                     "this block in an {only} html block, and what the reader of the notebook does "
                     "instead in an {only} notebook block",
                 )
             continue
-        name, _, first = token.info[1:].partition("}")
+        name, _, rest = token.info[1:].partition("}")
         form = _Untitled if name in ADMONITIONS else _Titled
-        parsed = parse_directive_text(form, first.strip(), token.content, validate_options=False)
+        parsed = parse_directive_text(form, rest.strip(), token.content, validate_options=False)
         arg, body = " ".join(parsed.arguments), "\n".join(parsed.body)
+        inside = first + start + 1 + parsed.body_offset  # the content's first line
         out += lines[done:start]
         done = end
         if name == "literalinclude":
             path = (page.parent / arg).resolve()
             included = path.read_text(encoding="utf-8")
             if problem is not None and path == problem / "starter.py":
-                cells += [
-                    markdown("\n".join(out)),
-                    code(f"%%writefile {problem.name}.py\n{included}", "attempt"),
-                ]
+                attempt = code(f"%%writefile {problem.name}.py\n{included}", "attempt")
+                cells += [markdown("\n".join(out)), attempt]
                 out = []
                 continue
             shown = [f"```{parsed.options.get('language', '')}", included.rstrip("\n"), "```"]
         elif name == "dropdown":
-            shown = [f"<details><summary>{escape(arg)}</summary>", "", inner(body, page), "", "</details>"]
+            content = inner(body, page, inside)
+            shown = [f"<details><summary>{escape(arg)}</summary>", "", content, "", "</details>"]
         elif name in ADMONITIONS or name == "admonition":
             title = arg if name == "admonition" else {"seealso": "See also"}.get(name, name.title())
-            shown = [f"> **{title}**", ">", *(f"> {line}".rstrip() for line in inner(body, page).split("\n"))]
+            quoted = [f"> {line}".rstrip() for line in inner(body, page, inside).split("\n")]
+            shown = [f"> **{title}**", ">", *quoted]
         elif (name, arg) == ("only", "notebook"):
-            shown = [inner(body, page)]
+            shown = [inner(body, page, inside)]
         elif name == "toctree" or (name, arg) == ("only", "html"):  # the site's navigation, the site's text
             if lines[end : end + 1] == [""]:  # left out, with the blank line after it
                 done += 1
@@ -429,7 +430,7 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
         else:
             raise NotebookError(
                 page,
-                block,
+                first + start,
                 f"the directive {{{name}}} {arg}".rstrip() + " has no form in the reader's notebook: give "
                 "it one in jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, "
                 "dropdown, an admonition, toctree, only html, only notebook)",
@@ -440,9 +441,9 @@ def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
     return [c for c in cells if c["cell_type"] == "code" or c["source"].strip()]
 
 
-def inner(text: str, page: Path) -> str:
-    """The Markdown of a directive's content, for Jupyter."""
-    return "".join(c["source"] for c in markdown_cells(text, page, None))
+def inner(text: str, page: Path, first: int) -> str:
+    """The Markdown of a directive's content (from the page's line ``first``), for Jupyter."""
+    return "".join(c["source"] for c in markdown_cells(text, page, None, first))
 
 
 def without_merged_streams(outputs: list[dict]) -> list[dict]:

@@ -449,8 +449,8 @@ def test_directives_become_what_jupyter_shows(tmp_path):
     "markdown, error",
     [
         (
-            "```{figure} plot.png\n:alt: A plot\n```",
-            r"page\.md:3: the directive \{figure\} plot\.png has no form",
+            "````{dropdown} More\nText.\n\n```{figure} plot.png\n:alt: A plot\n```\n````",
+            r"page\.md:6: the directive \{figure\} plot\.png has no form",
         ),
         ("::::{only} latex\nPrinted.\n::::", r"page\.md:3: the directive \{only\} latex has no form"),
         (
