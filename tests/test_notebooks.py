@@ -31,12 +31,7 @@ from nbclient import NotebookClient
 from jaxbook import ROOT, compare, layout, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
-from jaxbook.downloads import (
-    NotebookError,
-    markdown_cells,
-    reader_notebook,
-    source,
-)
+from jaxbook.downloads import NotebookError, markdown_cells, reader_notebook, source
 from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
@@ -526,7 +521,7 @@ def test_links_in_the_notebooks_reach_pages_of_the_site(built_site):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.inputs("practice")  # a problem's files and statement; `make check` finds it in practice/
+@pytest.mark.inputs("practice", "snippets/practice/masked_mean.py")  # its statement, problem and demo
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     """The notebook's check, its files written into an empty folder, and `make check` agree line by line."""
     page = "practice/arrays/masked_mean"
