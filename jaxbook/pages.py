@@ -94,6 +94,11 @@ def _parser():
     return create_md_parser(config, RendererHTML)
 
 
+def tokens(text: str) -> list:
+    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left unparsed)."""
+    return _parser().parse(text)
+
+
 @functools.cache
 def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[str, ...]]:
     from myst_parser.parsers.directives import parse_directive_text
