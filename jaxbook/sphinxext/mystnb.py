@@ -8,6 +8,7 @@ import atexit
 import functools
 import inspect
 import platform
+import time
 from pathlib import Path
 
 from docutils import nodes
@@ -90,6 +91,7 @@ def fill_outputs(client) -> None:
     docname, root = _app.env.docname, book_root()
     _filled.add(docname)
     page = client.path.resolve()
+    start = time.perf_counter()
     try:
         result = executor().page(page)
     except Exception as exc:  # noqa: BLE001 - the kernel died or could not start: report it here
@@ -115,6 +117,14 @@ def fill_outputs(client) -> None:
     if result.page in executor().executed:
         logger.info(executed_line(result))
     report(_app, docname, found)
+    client.exec_metadata = {  # MyST-NB's record of the run; jaxbook.downloads offers executed pages
+        "mtime": time.time(),
+        "runtime": result.seconds or time.perf_counter() - start,
+        "method": "jaxbook store",
+        "succeeded": not found,
+        "error": None,
+        "traceback": None,
+    }
 
 
 def on_doctree_read(app, doctree) -> None:
