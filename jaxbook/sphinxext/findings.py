@@ -79,7 +79,6 @@ def on_build_finished(app, exception) -> None:
     outputs_to_accept = sorted(
         {cell.finding.snippet for _, cell in found if cell.finding.kind in ("differs", "missing")}
     )
-    build.mkdir(parents=True, exist_ok=True)
     write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
     if not found:
         return
