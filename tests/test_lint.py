@@ -1,6 +1,5 @@
-"""ruff lints and format-checks every Python file of the repository (config in pyproject.toml,
-79 columns for shown code in snippets/ruff.toml and practice/ruff.toml). Fix with
-``.venv/bin/ruff check --fix . && .venv/bin/ruff format .``."""
+"""ruff lints and format-checks every Python file (pyproject.toml; 79 columns for shown code:
+snippets/ruff.toml, practice/ruff.toml). Fix: ``.venv/bin/ruff check --fix . && .venv/bin/ruff format .``."""
 
 from __future__ import annotations
 
