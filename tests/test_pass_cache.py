@@ -71,9 +71,12 @@ def test_visits_a_built_page(browser_page):
 OTHER = """\
 import os
 
+import pytest
+
 from tools import other_helper
 
 
+@pytest.mark.inputs()
 def test_other():
     with open(os.environ["RUN_LOG"], "a") as file:
         file.write("other\\n")
