@@ -208,7 +208,8 @@ def built_site(site) -> Path:
 
 def pytest_terminal_summary(terminalreporter):
     """The study plan's figure: how many kept wrong solutions were proven to fail their tests."""
-    stats, wrong = terminalreporter.stats, "test_wrong_solution_fails"
+    stats = terminalreporter.stats
+    wrong = "test_wrong_solution_fails"
     checked = stats.get("passed", []) + stats.get("failed", [])
     reports = [r for r in checked if getattr(r, "when", None) == "call" and wrong in r.nodeid]
     unchanged = [
