@@ -385,8 +385,11 @@ def param_path(item, name: str) -> Path:
 
 
 def snippet_page(item) -> tuple[Path, ...]:
-    """A per-snippet test (parameter ``path``): its page's sources (the page runs in one kernel)."""
-    return page_sources(pages.page_of(param_path(item, "path"), root))
+    """A per-snippet test (parameter ``path``): its page's sources (the page runs in one kernel);
+    for a practice snippet also practice/, whose folders it lists to find its page."""
+    path = param_path(item, "path")
+    sources = page_sources(pages.page_of(path, root))
+    return (*sources, root / "practice") if path.parent.name == "practice" else sources
 
 
 def notebook_page(item) -> tuple[Path, ...]:
