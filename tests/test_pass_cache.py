@@ -246,7 +246,7 @@ def test_a_test_that_reads_a_book_file_its_inputs_do_not_name_fails(fresh):
         "@pytest.mark.inputs('snippets/demo')\ndef test_declared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
         "@pytest.mark.inputs()\ndef test_reads_the_readme():\n    Path('README.md').read_text()\n",
     )
-    ran, output = fresh.run()
+    ran, output = fresh.run(JAXBOOK_AUDIT_INPUTS="1")
     assert "3 failed" in output and "test_declared read" not in output, output
     assert "test_reads_the_readme read README.md, which its inputs do not name" in output, output
     assert "test_undeclared read snippets/demo/hello.py, which its inputs do not name" in output, output
