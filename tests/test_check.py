@@ -148,3 +148,40 @@ def test_zero(impl):
     assert "requirement 1" not in report  # its test passed
     assert "test_stays_below_the_limit(\n" in report and "n=100," in report, result.stdout
     assert report.endswith("\n1/3 tests pass: not yet (1 could not be set up: ERROR)\n"), result.stdout
+
+
+DRAWS = """
+import sys
+from hypothesis import given, strategies as st
+from jaxbook import practice
+
+if sys.argv[1] == "profile":
+    practice.use_profiles("large")
+else:  # Hypothesis's own derandomized draws
+    from hypothesis import settings
+    settings.register_profile("plain", derandomize=True, database=None, max_examples=200)
+    settings.load_profile("plain")
+
+
+def draws() -> list:
+    seen = []
+    given(st.floats(allow_nan=False), st.integers())(lambda x, n: seen.append((x, n)))()
+    return seen
+
+
+first = draws()
+sys.path.insert(0, sys.argv[2])
+import many_constants  # noqa: E402, F401 -- a local module, as a problem's solution is
+print(first == draws())
+"""
+
+
+@pytest.mark.parametrize("profile", ["profile", "plain"])
+def test_a_propertys_examples_do_not_depend_on_what_else_was_imported(tmp_path, profile):
+    # Hypothesis draws constants from local modules, so a test's examples would depend on which
+    # tests its worker ran before it (CI drew other examples than this machine).
+    constants = "".join(f"C{i} = {i * 7919 + 0.5}\nN{i} = {i * 104729}\n" for i in range(200))
+    (tmp_path / "many_constants.py").write_text(constants, encoding="utf-8")
+    script = [sys.executable, "-c", DRAWS, profile, str(tmp_path)]
+    run = subprocess.run(script, capture_output=True, text=True, cwd=ROOT)
+    assert run.stdout.strip() == str(profile == "profile"), run.stderr
