@@ -1,13 +1,13 @@
 """Offer each executed page as a notebook that runs on a reader's machine, outside the repository.
 
-The reader's notebook (written to ``_sources/<page>.ipynb``, offered under the page title) is the
-site's, cells and outputs unchanged, plus what the build's kernel provides: a first cell that sets
-the 8 emulated devices (or lets JAX use the reader's GPU or TPU), ``%%writefile`` cells for the
-helper modules a cell imports, the ``raises-exception`` tag on cells that declare ``# raises:``,
-and cell numbers in place of snippet file names. A practice page also writes the problem's tests
-and ``jaxbook/practice.py`` and runs them against the reader's attempt, as ``make check`` does.
-MyST directives become what Jupyter renders; an unknown one is a warning at its line
-(:class:`UnknownDirective`). Added cells carry ``metadata.jaxbook.role`` (``setup``, ``helper``,
+The reader's notebook (``_sources/<page>.ipynb``) is the site's, cells and outputs unchanged, plus
+what the build's kernel provides: a first cell that sets the 8 emulated devices (or the reader's
+GPU or TPU), ``%%writefile`` cells for the helper modules a cell imports, the ``raises-exception``
+tag where a snippet declares ``# raises:``, and cell numbers in place of snippet file names. A
+practice page also runs the problem's tests against the reader's attempt, as ``make check`` does.
+MyST directives become what Jupyter renders (``{only} html`` is the site's alone, ``{only}
+notebook`` the notebook's); Markdown the notebook cannot show is a warning at its line
+(:class:`NotebookError`). Added cells carry ``metadata.jaxbook.role`` (``setup``, ``helper``,
 ``attempt``, ``check``).
 """
 
@@ -17,11 +17,13 @@ import ast
 import json
 import posixpath
 import re
+import string
 import sys
 from html import escape
 from importlib.metadata import version
 from pathlib import Path
 
+from myst_parser.parsers.directives import parse_directive_text
 from sphinx.util import logging
 
 from jaxbook import book_root, pages, runtime
@@ -34,16 +36,14 @@ from jaxbook.snippet import display_path, parse_declaration
 PIP_NAMES = {"numpy": None, "jaxlib": None, "PIL": "pillow", "yaml": "pyyaml"}
 #: Packages that JAX imports only when a function is called.
 CALLS_NEEDING = {"visualize_array_sharding": "rich", "visualize_sharding": "rich"}
-DIRECTIVE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 logger = logging.getLogger(__name__)
 #: A Markdown link to a page of the book: ``](relative/path.md)`` or ``](path.md#anchor)``.
 PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<anchor>#[^\s()]*)?\)")
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
-    """Write the reader's notebook of a page that MyST-NB executed in this build's environment,
-    and offer it; a page that is not (or no longer) a notebook has none. (MyST-NB never deletes
-    the executed notebook of a page that stopped being one.)"""
+    """Write and offer the reader's notebook of a page MyST-NB executed in this build (it never
+    deletes the executed notebook of a page that stopped being one: such a page offers none)."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
     if doctree is None:
@@ -59,8 +59,8 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         reader = reader_notebook(
             notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
         )
-    except UnknownDirective as unknown:  # a warning: the strict build fails, and reports every page
-        logger.warning(unknown.detail, location=(pagename, unknown.line), type="jaxbook", subtype="download")
+    except NotebookError as error:  # a warning: the strict build fails, and reports every page
+        logger.warning(error.detail, location=(pagename, error.line), type="jaxbook", subtype="download")
         target.unlink(missing_ok=True)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +73,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
             f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
             f"{re.sub(r'`([^`]+)`', r'<code>\1</code>', escape(requirements_sentence(reader)))}</p>\n"
         )
+        # Right under the title (the build's stamp, added later, goes between the two: see setup).
         body = context["body"]
         end = body.find("</h1>")
         end = 0 if end == -1 else end + len("</h1>")
@@ -133,10 +134,9 @@ def reader_notebook(
 
 
 def number_cells(cells: list[dict], page: Path, root: Path) -> None:
-    """Number the code cells as a run from the top numbers them (``In [1]`` is the set-up), and
-    make each snippet cell's outputs name the cell, as IPython names it (``Cell In[12]``), where
-    the build's name the snippet file (``snippets/jit/if_error.py``), which the reader does not
-    have. Helper modules keep their names: the notebook writes them into the reader's folder."""
+    """Number the code cells as a run from the top does (``In [1]`` is the set-up), and name a
+    snippet cell in its outputs as IPython does (``Cell In[12]``), not by its file, which the reader
+    lacks (helper modules keep their names: the notebook writes them)."""
     code_cells = [cell for cell in cells if cell["cell_type"] == "code"]
     for count, cell in enumerate(code_cells, 1):
         cell["execution_count"] = count
@@ -147,20 +147,14 @@ def number_cells(cells: list[dict], page: Path, root: Path) -> None:
         for output in cell.get("outputs", []):
             if "execution_count" in output:
                 output["execution_count"] = count
-            output.update(
-                {
-                    key: json.loads(json.dumps(output[key]).replace(name, f"Cell In[{count}]"))
-                    for key in ("text", "traceback", "evalue")
-                    if key in output
-                }
-            )
+            for key in {"text", "traceback", "evalue"} & output.keys():
+                output[key] = json.loads(json.dumps(output[key]).replace(name, f"Cell In[{count}]"))
 
 
 def page_links(text: str, docname: str, site: str) -> str:
-    """``text`` with its links to pages of the book (``](../guide/jit.md#anchor)``, relative to
-    the page ``docname``) pointing at those pages on the site: absolute under ``site``, the base URL
-    of the published book; without one (a local build), relative to where the notebook sits in the
-    built site (``_sources/<docname>.ipynb``)."""
+    """``text`` with its links to pages of the book (``](../guide/jit.md#anchor)``, relative to the
+    page ``docname``) pointing at those pages on the site: under ``site``, the published book's base
+    URL, or (a local build) relative to the notebook's place, ``_sources/<docname>.ipynb``."""
 
     def link(match: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), match.group("path")))
@@ -176,9 +170,8 @@ def page_links(text: str, docname: str, site: str) -> str:
 def practice_problem(page: Path, root: Path) -> Path | None:
     """The folder of the practice problem whose statement is ``page``, if it is one."""
     folder = page.with_suffix("")
-    if page.is_relative_to(root / "practice") and (folder / "starter.py").is_file():
-        return folder
-    return None
+    is_problem = page.is_relative_to(root / "practice") and (folder / "starter.py").is_file()
+    return folder if is_problem else None
 
 
 def source(cell: dict) -> str:
@@ -200,50 +193,54 @@ def code(text: str, role: str, **metadata) -> dict:
     }
 
 
-#: What the reader's set-up cell adds when the reader chooses the machine's own devices: a cell
-#: whose mesh needs more devices than JAX sees shows JAX's error, then says how to get them.
-NEEDS_DEVICES = f"""
-def needs_devices(shell, kind, error, tb, tb_offset=None):
-    \"\"\"After a mesh's device-count error, say how to get the devices.\"\"\"
-    shell.showtraceback((kind, error, tb), tb_offset=tb_offset)
-    pattern = r"Number of devices (\\d+) must be >= the product of mesh_shape \\((.*?)\\)"
-    found = re.search(pattern, str(error))
-    if found:
-        needed = math.prod(int(n) for n in found[2].split(",") if n.strip())
-        print(f"This cell needs {{needed}} devices and JAX sees {{found[1]}}: set "
-              'DEVICES = "cpu" in the first cell, restart the kernel and run '
-              "again to emulate {runtime.DEVICE_COUNT} CPU devices.")
+#: The reader's set-up cell: the book's JAX settings, its emulated CPU devices unless the reader
+#: chooses the machine's own, and then a hint after a mesh's device-count error.
+SETUP = string.Template(r'''import math
+import os
+import re
+import sys
 
-get_ipython().set_custom_exc((ValueError,), needs_devices)
-"""
+# "cpu": $count emulated CPU devices, as the book was built (its outputs);
+# "own": this machine's GPU or TPU (outputs can differ)
+DEVICES = "cpu"
+
+settings = {
+$other}
+if DEVICES == "cpu":
+    settings.update({
+$devices    })
+changed = any(os.environ.get(k) != v for k, v in settings.items())
+if "jax" in sys.modules and changed:
+    raise RuntimeError("JAX is already imported: restart the kernel, "
+                       "then run this cell first")
+os.environ.update(settings)
+if DEVICES == "own":
+    def needs_devices(shell, kind, error, tb, tb_offset=None):
+        """After a mesh's device-count error, say how to get the devices."""
+        shell.showtraceback((kind, error, tb), tb_offset=tb_offset)
+        pattern = r"Number of devices (\d+) must be >= the product of mesh_shape \((.*?)\)"
+        found = re.search(pattern, str(error))
+        if found:
+            needed = math.prod(int(n) for n in found[2].split(",") if n.strip())
+            print(f"This cell needs {needed} devices and JAX sees {found[1]}: set "
+                  'DEVICES = "cpu" in the first cell, restart the kernel and run '
+                  "again to emulate $count CPU devices.")
+
+    get_ipython().set_custom_exc((ValueError,), needs_devices)''')
 
 
 def setup_cells(cells: list[dict]) -> list[dict]:
-    """The requirements sentence and the device set-up, run before ``import jax``: the book's
-    :data:`jaxbook.runtime.JAX_ENV` (its emulated CPU devices, the default) or, when the reader
-    chooses the machine's own devices, JAX's other settings and :data:`NEEDS_DEVICES`."""
-    devices = {k: v for k, v in runtime.JAX_ENV.items() if k in runtime.DEVICE_VARIABLES}
-    other = {k: v for k, v in runtime.JAX_ENV.items() if k not in runtime.DEVICE_VARIABLES}
+    """The requirements sentence and :data:`SETUP` with :data:`jaxbook.runtime.JAX_ENV`, to run
+    before ``import jax``."""
 
-    def lines(values: dict, indent: str) -> str:
-        return "".join(f"{indent}{json.dumps(k)}: {json.dumps(v)},\n" for k, v in values.items())
+    def lines(names: list[str], indent: str) -> str:
+        return "".join(f"{indent}{json.dumps(k)}: {json.dumps(runtime.JAX_ENV[k])},\n" for k in names)
 
-    setup = (
-        "import math\nimport os\nimport re\nimport sys\n\n"
-        f'# "cpu": {runtime.DEVICE_COUNT} emulated CPU devices, as the book was built (its '
-        'outputs);\n# "own": this machine\'s GPU or TPU (outputs can differ)\n'
-        'DEVICES = "cpu"\n\n'
-        f"settings = {{\n{lines(other, '    ')}}}\n"
-        'if DEVICES == "cpu":\n'
-        f"    settings.update({{\n{lines(devices, '        ')}    }})\n"
-        "changed = any(os.environ.get(k) != v for k, v in settings.items())\n"
-        'if "jax" in sys.modules and changed:\n'
-        '    raise RuntimeError("JAX is already imported: restart the kernel, "\n'
-        '                       "then run this cell first")\n'
-        "os.environ.update(settings)\n"
-        'if DEVICES == "own":\n'
-        + "".join(f"    {line}\n" if line else "\n" for line in NEEDS_DEVICES.strip("\n").split("\n"))
-    ).rstrip("\n")
+    devices = [k for k in runtime.JAX_ENV if k in runtime.DEVICE_VARIABLES]
+    other = [k for k in runtime.JAX_ENV if k not in runtime.DEVICE_VARIABLES]
+    setup = SETUP.substitute(
+        count=runtime.DEVICE_COUNT, other=lines(other, " " * 4), devices=lines(devices, " " * 8)
+    )
     text = (
         f"{requirements_sentence({'cells': cells})}\n\n"
         f"The next cell makes JAX run on the CPU and present it as {runtime.DEVICE_COUNT} "
@@ -263,7 +260,7 @@ def requirements_sentence(notebook: dict) -> str:
         if cell["cell_type"] == "code":
             names |= top_level_imports(source(cell))
             names |= {pip for call, pip in CALLS_NEEDING.items() if call in source(cell)}
-    names -= {"jax", "snippets", "practice"}
+    names -= {"jax", "jaxbook", "snippets", "practice"}  # the book's own, written by the notebook
     packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
     packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
     listed = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
@@ -307,8 +304,8 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
 
 
 def carried_test_files(problem: Path, root: Path) -> list[Path]:
-    """What a practice notebook carries to run the problem's tests: jaxbook/practice.py, the
-    tests and every project file they import."""
+    """What a practice notebook carries to run its tests: jaxbook/practice.py, the tests and every
+    project file they import."""
     needed = [root / "jaxbook" / "practice.py"]
     for test in sorted(problem.glob("test_*.py")):
         needed += project_dependencies(test, root)
@@ -335,8 +332,8 @@ def run_tests_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]
 
 
 def requirement_cells(problem: Path, root: Path) -> list[dict]:
-    """The statement's numbered requirements, written where the check looks for them, so that a
-    failing test is reported with their sentences (as ``make check`` does); none if it has none."""
+    """The statement's numbered requirements, written where the check reads them to report a
+    failure with their sentences, as ``make check`` does."""
     numbered = requirements(problem.parent / f"{problem.name}.md")
     if not numbered:
         return []
@@ -349,118 +346,104 @@ def requirement_cells(problem: Path, root: Path) -> list[dict]:
 # -- Markdown: MyST directives to what Jupyter renders --------------------------------------------
 
 
-#: MyST's admonitions, with the title each shows (``admonition`` takes its title as argument):
-#: in the reader's notebook, a quotation under that title in bold.
-ADMONITIONS = {
-    "admonition": "",
-    "note": "Note",
-    "tip": "Tip",
-    "hint": "Hint",
-    "important": "Important",
-    "seealso": "See also",
-    "attention": "Attention",
-    "caution": "Caution",
-    "warning": "Warning",
-    "danger": "Danger",
-    "error": "Error",
-}
+#: MyST's admonitions but ``admonition`` (whose title is its argument), each titled by its name
+#: (``seealso``: "See also"): in the reader's notebook, a quotation under that title in bold.
+ADMONITIONS = set("note tip hint important seealso attention caution warning danger error".split())
 
 
-class UnknownDirective(ValueError):
-    """A page's Markdown uses a MyST directive that the reader's notebook cannot show: ``detail``
-    says which, ``line`` is the directive's line in the page (None if not found)."""
+class _Titled:
+    """For MyST's parser: a directive whose argument is its opening line's text (a path, a title)."""
 
-    def __init__(self, page: Path, opening: str, name: str):
-        self.line = directive_line(page, opening)
-        self.detail = (
-            f"the directive {{{name}}} has no form in the reader's notebook: give it one in "
-            "jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, dropdown, "
-            "an admonition, toctree)"
-        )
-        where = display_path(page)
-        super().__init__(f"{where}:{self.line}: {self.detail}" if self.line else f"{where}: {self.detail}")
+    option_spec = {"options": True}
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
 
 
-def directive_line(page: Path, opening: str) -> int | None:
-    """The number of the first line of ``page`` that is ``opening`` (a directive's first line)."""
-    lines = page.read_text(encoding="utf-8").split("\n") if page.is_file() else []
-    return next((n for n, text in enumerate(lines, 1) if text.strip() == opening.strip()), None)
+class _Untitled(_Titled):
+    """An admonition such as ``{note}``: its opening line's text is its content's first line."""
+
+    optional_arguments = 0
 
 
-#: The opening of a block of code (not a directive): three or more backticks or tildes.
-CODE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?!`|~|\{)")
+class NotebookError(ValueError):
+    """Markdown at ``line`` of ``page`` that the reader's notebook cannot show: ``detail`` says why."""
+
+    def __init__(self, page: Path, line: int, detail: str):
+        self.line, self.detail = line, detail
+        super().__init__(f"{display_path(page)}:{line}: {detail}")
 
 
-def closes(line: str, fence: str) -> bool:
-    """``line`` ends the block of code opened by ``fence`` (as long a run of its character)."""
-    stripped = line.strip()
-    return stripped.startswith(fence) and not stripped.strip(fence[0])
-
-
-def markdown_cells(text: str, page: Path, problem: Path | None) -> list[dict]:
-    """The Markdown of a page cell for Jupyter; the practice starter becomes its own code cell."""
-    lines, out, cells = text.split("\n"), [], []
-    i = 0
-    while i < len(lines):
-        fenced = CODE_FENCE.match(lines[i].strip())
-        if fenced:  # a block of code, copied as it is (a directive shown in it included)
-            j = i + 1
-            while j < len(lines) and not closes(lines[j], fenced["fence"]):
-                j += 1
-            out += lines[i : j + 1]
-            i = j + 1
+def markdown_cells(text: str, page: Path, problem: Path | None, first: int | None = None) -> list[dict]:
+    """The Markdown of a page cell for Jupyter, read with MyST's parser: each directive in a form
+    Jupyter shows, the practice starter as a code cell of its own. ``first``: the page's line
+    number of ``text``'s first line (by default, where ``text`` is found in the page)."""
+    if first is None:
+        whole = page.read_text(encoding="utf-8") if page.is_file() else text
+        first = whole[: max(whole.find(text), 0)].count("\n") + 1
+    lines, out, cells, done = text.split("\n"), [], [], 0
+    for token in pages.tokens(text):
+        if token.type not in ("fence", "colon_fence"):
             continue
-        opened = DIRECTIVE.match(lines[i].strip())
-        if not opened:
-            out.append(lines[i])
-            i += 1
+        start, end = token.map
+        opening = lines[start]
+        if not token.info.startswith("{"):  # a block of code, copied as it is
+            if token.content.startswith("make "):
+                raise NotebookError(
+                    page,
+                    first + start,
+                    "`make` runs in a clone of the book's repository, not in the reader's notebook: put "
+                    "this block in an {only} html block, and what the reader of the notebook does "
+                    "instead in an {only} notebook block",
+                )
             continue
-        fence, name, arg = opened.group("fence"), opened.group("name"), opened.group("arg").strip()
-        j = i + 1
-        while j < len(lines) and lines[j].strip() != fence:
-            j += 1
-        body = lines[i + 1 : j]
-        options = {
-            m.group(1): m.group(2).strip()
-            for m in (re.match(r"^:([\w-]+):\s*(.*)$", b.strip()) for b in body)
-            if m
-        }
-        content = [b for b in body if not re.match(r"^:[\w-]+:", b.strip())]
-        i = j + 1
+        name, _, rest = token.info[1:].partition("}")
+        form = _Untitled if name in ADMONITIONS else _Titled
+        parsed = parse_directive_text(form, rest.strip(), token.content, validate_options=False)
+        arg, body = " ".join(parsed.arguments), "\n".join(parsed.body)
+        inside = first + start + 1 + parsed.body_offset  # the content's first line
+        out += lines[done:start]
+        done = end
         if name == "literalinclude":
             path = (page.parent / arg).resolve()
+            included = path.read_text(encoding="utf-8")
             if problem is not None and path == problem / "starter.py":
-                cells.append(markdown("\n".join(out)))
-                starter = f"%%writefile {problem.name}.py\n{path.read_text(encoding='utf-8')}"
-                cells.append(code(starter, "attempt"))
+                attempt = code(f"%%writefile {problem.name}.py\n{included}", "attempt")
+                cells += [markdown("\n".join(out)), attempt]
                 out = []
-            else:
-                language = options.get("language", "")
-                out += [f"```{language}", path.read_text(encoding="utf-8").rstrip("\n"), "```"]
+                continue
+            shown = [f"```{parsed.options.get('language', '')}", included.rstrip("\n"), "```"]
         elif name == "dropdown":
-            inner = "".join(c["source"] for c in markdown_cells("\n".join(content), page, None))
-            out += [f"<details><summary>{escape(arg)}</summary>", "", inner, "", "</details>"]
-        elif name in ADMONITIONS:
-            if name != "admonition" and arg:  # {note} Text: the text is the body's first line
-                content.insert(0, arg)
-            title = arg if name == "admonition" else ADMONITIONS[name]
-            inner = "".join(c["source"] for c in markdown_cells("\n".join(content), page, None))
-            out += [f"> **{title}**", ">", *(f"> {line}".rstrip() for line in inner.split("\n"))]
-        elif name == "toctree":
+            content = inner(body, page, inside)
+            shown = [f"<details><summary>{escape(arg)}</summary>", "", content, "", "</details>"]
+        elif name in ADMONITIONS or name == "admonition":
+            title = arg if name == "admonition" else {"seealso": "See also"}.get(name, name.title())
+            quoted = [f"> {line}".rstrip() for line in inner(body, page, inside).split("\n")]
+            shown = [f"> **{title}**", ">", *quoted]
+        elif (name, arg) == ("only", "notebook"):
+            shown = [inner(body, page, inside)]
+        elif name == "toctree" or (name, arg) == ("only", "html"):  # the site's navigation, the site's text
+            if lines[end : end + 1] == [""]:  # left out, with the blank line after it
+                done += 1
             continue
         else:
-            raise UnknownDirective(page, lines[i - len(body) - 2], name)
-    text = "\n".join(out)
-    if problem is not None:
-        text = re.sub(
-            r"Edit `practice/[^`]*starter\.py`.*?```bash\nmake check[^\n]*\n```",
-            "Edit the code cell under *What to implement*, run it, then run the last "
-            "cell of this notebook: it runs these tests against your code.",
-            text,
-            flags=re.S,
-        )
-    cells.append(markdown(text))
+            raise NotebookError(
+                page,
+                first + start,
+                f"the directive {{{name}}} {arg}".rstrip() + " has no form in the reader's notebook: give "
+                "it one in jaxbook/downloads.py markdown_cells, or use one that has (literalinclude, "
+                "dropdown, an admonition, toctree, only html, only notebook)",
+            )
+        indent = opening[: opening.index(token.markup)]  # in a list item or a quotation
+        out += [indent + line if line else indent.rstrip() for line in "\n".join(shown).split("\n")]
+    cells.append(markdown("\n".join(out + lines[done:])))
     return [c for c in cells if c["cell_type"] == "code" or c["source"].strip()]
+
+
+def inner(text: str, page: Path, first: int) -> str:
+    """The Markdown of a directive's content (from the page's line ``first``), for Jupyter."""
+    return "".join(c["source"] for c in markdown_cells(text, page, None, first))
 
 
 def without_merged_streams(outputs: list[dict]) -> list[dict]:
@@ -477,8 +460,7 @@ def without_merged_streams(outputs: list[dict]) -> list[dict]:
 
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
-    """A practice statement's download carries its tests: an edit to them builds the page again
-    (otherwise the next build would publish the notebook with the old tests)."""
+    """A practice statement's download carries its tests: an edit to them rebuilds the page."""
     problem = practice_problem(Path(app.env.doc2path(docname)).resolve(), book_root())
     for path in carried_test_files(problem, book_root()) if problem else []:
         app.env.note_dependency(str(path))
@@ -486,6 +468,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
 
 def setup(app):
     app.connect("source-read", on_source_read)
-    # Before sphinx-book-theme builds its download menu (default priority 500).
+    # Priority 400: before sphinx-book-theme's download menu (500), which reads ipynb_source, and before
+    # jaxbook.sphinxext.stamp (500), which then puts its stamp between the title and the download line.
     app.connect("html-page-context", on_html_page_context, priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

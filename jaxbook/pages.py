@@ -1,7 +1,5 @@
-"""The book's pages, read with MyST's own parser (as MyST-NB reads them; no Sphinx, no code run):
-which pages there are, what each code cell loads, and which page shows a snippet
-(:func:`page_of`, the one place that rule is written; docs/contributing.md states it).
-"""
+"""The book's pages, read with MyST's own parser (no Sphinx, no code run): which pages there are,
+what each code cell loads, and which page shows a snippet (:func:`page_of`)."""
 
 from __future__ import annotations
 
@@ -12,8 +10,7 @@ from pathlib import Path
 
 import yaml
 
-#: The pages of the book (besides 404.md), as glob patterns relative to the book's root; each
-#: ``*`` stays within one folder, as in Sphinx's ``include_patterns`` (conf.py uses this tuple).
+#: The pages of the book (besides 404.md), as conf.py's ``include_patterns``: ``*`` stays in a folder.
 PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practice/*/*.md")
 #: MyST's syntax extensions of the book (conf.py's ``myst_enable_extensions``).
 MYST_EXTENSIONS = ("colon_fence", "deflist", "dollarmath")
@@ -39,7 +36,6 @@ class Cell:
 class Page:
     path: Path
     top_matter: dict = field(default_factory=dict)
-    top_matter_lines: tuple[str, ...] = ()  # the top matter's text, from its second line
     cells: tuple[Cell, ...] = ()
     toctree: tuple[str, ...] = ()  # the entries of its ``{toctree}`` blocks, relative to the page
 
@@ -60,8 +56,7 @@ class Page:
 
 
 def snippet_files(root: Path) -> list[Path]:
-    """Every snippet of the book at ``root``, sorted: the ``.py`` files under ``snippets/`` but
-    helper modules (``_name.py``) and caches."""
+    """Every snippet of the book at ``root``, sorted: ``snippets/**/*.py`` but helpers (``_name.py``)."""
     return sorted(
         path
         for path in (root / "snippets").rglob("*.py")
@@ -70,8 +65,7 @@ def snippet_files(root: Path) -> list[Path]:
 
 
 def loaded(page: Path, load: str) -> Path:
-    """The file a cell of ``page`` names with ``:load: <load>`` (relative to the page), resolved:
-    the one place this is worked out, for the build, the downloads and the tests."""
+    """The file a cell of ``page`` names with ``:load: <load>`` (relative to the page), resolved."""
     return (page.parent / load).resolve()
 
 
@@ -94,21 +88,23 @@ def _parser():
     return create_md_parser(config, RendererHTML)
 
 
+def tokens(text: str) -> list:
+    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left unparsed)."""
+    return _parser().parse(text)
+
+
 @functools.cache
-def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[str, ...]]:
+def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
     from myst_parser.parsers.directives import parse_directive_text
 
     tokens = _parser().parse(text + "\n")
     lines = text.split("\n")
-    top_matter, top_lines, cells, toctree = {}, (), [], []
+    top_matter, cells, toctree = None, [], []
     if tokens and tokens[0].type == "front_matter":
-        top_lines = tuple(tokens[0].content.split("\n"))
         try:
-            top_matter = yaml.safe_load(tokens[0].content) or {}
+            top_matter = yaml.safe_load(tokens[0].content)
         except yaml.YAMLError:
-            top_matter = {}  # MyST reports it
-        if not isinstance(top_matter, dict):
-            top_matter = {}
+            pass  # MyST reports it
     for token in tokens:
         if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
             toctree += filter(None, map(_toctree_entry, token.content.split("\n")))
@@ -134,12 +130,11 @@ def _parse(text: str) -> tuple[dict, tuple[str, ...], tuple[Cell, ...], tuple[st
                 unreadable=unreadable,
             )
         )
-    return top_matter, top_lines, tuple(cells), tuple(toctree)
+    return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree)
 
 
 def _toctree_entry(line: str) -> str:
-    """The document a toctree line names (``name`` or ``Title <name>``); "" for an option or a
-    blank line."""
+    """The document a toctree line names (``name`` or ``Title <name>``); "" for an option or blank."""
     line = line.strip()
     if not line or line.startswith(":"):
         return ""
@@ -158,8 +153,7 @@ def _option_line(lines: list[str], start: int, end: int, key: str) -> int:
 
 
 def parse(text: str, path: Path) -> Page:
-    """The page whose source is ``text`` (from the file at ``path``); each distinct text is
-    parsed once per process."""
+    """The page whose source is ``text`` (from the file at ``path``), parsed once per process."""
     return Page(path, *_parse(text))
 
 
@@ -178,14 +172,12 @@ NOT_FOUND_PAGE = "404.html"
 
 
 def published_pages(root: Path) -> list[str]:
-    """Every page of the built site a reader can open, relative to the site: one per page source
-    (``guide/grad.md`` is ``guide/grad.html``), then Sphinx's search page (not the 404 page)."""
+    """Every page of the built site a reader can open, relative to it: the sources' and search.html."""
     return [p.relative_to(root).with_suffix(".html").as_posix() for p in book_pages(root)] + ["search.html"]
 
 
 def built_html(outdir: Path) -> list[Path]:
-    """The HTML pages of the site built in ``outdir``: every ``.html`` file but the theme's
-    template fragments under ``_static``."""
+    """The HTML pages of the site built in ``outdir`` (not the theme's fragments under ``_static``)."""
     return [page for page in outdir.rglob("*.html") if page.relative_to(outdir).parts[0] != "_static"]
 
 
@@ -195,10 +187,7 @@ def loaded_snippets(page: Path) -> list[Path]:
 
 
 def page_of(snippet: Path, root: Path) -> Path:
-    """The page that shows ``snippet`` (an absolute path under ``root/snippets``), by the rule.
-
-    Raises ValueError naming the snippet when no page, or more than one, fits the rule.
-    """
+    """The page that shows ``snippet`` (under ``root/snippets``) by the folder rule, else ValueError."""
     relative = snippet.resolve().relative_to((root / "snippets").resolve())
     name = relative.as_posix()
     if len(relative.parts) != 2:
@@ -233,45 +222,35 @@ def preview(root: Path, names: list[str]) -> list[str]:
         page = (root / name).resolve()
         if page not in found:
             raise ValueError(f"{name}: not a page of the book (its pages: {', '.join(PAGE_PATTERNS)})")
-        wanted += [*_path_from_index(page, root), page]
+        wanted += [*(_toctree_path((root / "index.md").resolve(), page, set()) or []), page]
         wanted += [child for child in read(page).children() if not read(child).cells]
     return [p.relative_to(root).as_posix() for p in dict.fromkeys(wanted)]
 
 
-def _path_from_index(page: Path, root: Path) -> list[Path]:
-    """The pages whose toctrees lead from ``index.md`` to ``page`` (not ``page`` itself)."""
-    start = (root / "index.md").resolve()
-    parents: dict[Path, Path | None] = {start: None}
-    queue = [start]
-    while queue and page not in parents:
-        current = queue.pop(0)
-        for child in read(current).children():
-            if child not in parents:
-                parents[child] = current
-                queue.append(child)
-    chain, current = [], parents.get(page)
-    while current is not None:
-        chain.insert(0, current)
-        current = parents[current]
-    return chain
+def _toctree_path(start: Path, page: Path, seen: set[Path]) -> list[Path] | None:
+    """The pages whose toctrees lead from ``start`` down to ``page`` (not itself), or None."""
+    if start == page:
+        return []
+    seen.add(start)
+    for child in read(start).children():
+        if child not in seen and (path := _toctree_path(child, page, seen)) is not None:
+            return [start, *path]
+    return None
 
 
 def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, list[Path]]:
     """``{page: [snippets]}`` to run: the named pages' snippets and the named snippets (each
     under its page), or every page's snippets when nothing is named."""
     root = root.resolve()
-    groups: dict[str, list[Path]] = {}
-
-    def add(page: Path, paths: list[Path]) -> None:
-        key = page.relative_to(root).as_posix()
-        group = groups.setdefault(key, [])
-        group.extend(p for p in paths if p not in group)
-
+    if not pages and not snippets:
+        having = [page for page in book_pages(root) if any(p.is_file() for p in loaded_snippets(page))]
+        pages = [page.relative_to(root).as_posix() for page in having]
+    groups: dict[Path, list[Path]] = {}
     for name in pages:
         page = (root / name).resolve()
         if not page.is_file():
             raise ValueError(f"{name}: no such page")
-        add(page, [p for p in loaded_snippets(page) if p.is_file()])
+        groups[page] = [p for p in loaded_snippets(page) if p.is_file()]
     for name in snippets:
         path = (root / name).resolve()
         if not path.is_file() or path.suffix != ".py":
@@ -286,10 +265,5 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
                 f"{name}: {where} does not load it, so it has no output yet; add a cell to "
                 f"{where}:\n```{{code-cell}} ipython3\n:load: {load}\n```"
             )
-        add(page, [path])
-    if not pages and not snippets:
-        for page in book_pages(root):
-            paths = [p for p in loaded_snippets(page) if p.is_file()]
-            if paths:
-                add(page, paths)
-    return groups
+        groups[page] = list(dict.fromkeys([*groups.get(page, []), path]))
+    return {page.relative_to(root).as_posix(): paths for page, paths in groups.items()}

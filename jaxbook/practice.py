@@ -1,10 +1,9 @@
 """Run a practice problem's tests and report one line per test and a verdict.
 
-``make check`` (in the repository) is :func:`main`; the problems' ``conftest.py``,
-``make practice`` and the self-checking notebook of every problem use the rest. The notebook
-carries this file along, so it imports only pytest and the standard library. A problem's
-``wrong/<mistake>.diff`` is ``solution.py``'s smallest wrong change, below two header lines: the
-mistake, then ``Breaks: 2, 5. Caught by: test_a, test_b``.
+``make check`` is :func:`main`; practice/conftest.py, ``make practice`` and each problem's notebook
+(which carries this file: it imports only pytest and the standard library) use the rest. A
+``wrong/<mistake>.diff`` patches ``solution.py`` below two header lines: the mistake, then
+``Breaks: 2, 5. Caught by: test_a, test_b``.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import sys
 import tempfile
 import textwrap
 import traceback
+import types
 from pathlib import Path
 
 import pytest
@@ -31,14 +31,13 @@ REQUIREMENTS_INTRO = "check each requirement below"
 #: How a test names the requirements it checks: ``@pytest.mark.requirement(2, 5)``.
 REQUIREMENT_MARKER = "requirement(*numbers): the statement's requirements this test checks"
 #: Hypothesis's examples per property: ``small`` for a learner (a failure shrunk to its smallest
-#: example), ``catch`` the same without shrinking (proving each wrong solution fails), ``large``
-#: for ``make test``.
+#: example), ``catch`` unshrunk (each wrong solution fails), ``large`` for ``make test``.
 PROFILES = {"small": 12, "catch": 12, "large": 60}
 
 
 def requirements(page: Path) -> dict[int, str]:
-    """The numbered requirements on a statement page, {number: sentence}: the ordered list right
-    after the paragraph holding REQUIREMENTS_INTRO (items may wrap onto indented lines)."""
+    """A statement's numbered requirements, {number: sentence}: the ordered list (items may wrap
+    onto indented lines) right after the paragraph holding REQUIREMENTS_INTRO."""
     text = page.read_text(encoding="utf-8")
     start = text.find(REQUIREMENTS_INTRO)
     if start < 0:
@@ -69,12 +68,16 @@ def counterexample(longrepr: str) -> str:
 
 
 def use_profiles(name: str) -> None:
-    """Register PROFILES with Hypothesis (when installed) and load ``name``: deterministic, no
+    """Register PROFILES with Hypothesis (if installed) and load ``name``: deterministic, no
     deadline (a first call compiles), no database, no explain phase (it reruns a JAX compile)."""
     try:
         from hypothesis import HealthCheck, Phase, settings
+        from hypothesis.internal.conjecture import providers
     except ImportError:  # a problem without properties runs without Hypothesis
         return
+    # Hypothesis also draws constants read from every local module imported so far, so a test's
+    # examples depended on what ran before it in its process; a test draws from its strategies only.
+    providers._get_local_constants = providers.Constants
     for profile, examples in PROFILES.items():
         skipped = {Phase.explain, Phase.shrink} if profile == "catch" else {Phase.explain}
         settings.register_profile(
@@ -120,35 +123,23 @@ def module_name(folder: Path, which: str) -> str:
     return f"practice_{folder.name}_{which.replace('/', '_')}"
 
 
-def forget(folder: Path, which: str) -> None:
-    """Drop ``folder/<which>``'s cached module: the next :func:`load_impl` imports the file again."""
-    sys.modules.pop(module_name(folder, which), None)
-
-
 def load_impl(folder: Path, which: str):
     """Import ``folder/<which>.py`` (``solution``, ``starter``, or ``wrong/<mistake>``: the patched
-    solution, named so in tracebacks) under a unique name; a module that fails is not cached."""
+    solution, so named in tracebacks) under a unique name; a module that fails is not cached."""
+    name = module_name(folder, which)
+    if name in sys.modules:
+        return sys.modules[name]
     wrong = which.startswith("wrong/")
     path = folder / (f"{which}.diff" if wrong else f"{which}.py")
     if not path.is_file():
         raise pytest.UsageError(f"--impl={which}: no file {path}")
-    name = module_name(folder, which)
-    if name in sys.modules:
-        return sys.modules[name]
-    if wrong:  # tracebacks and inspect show the patched text, under the name wrong/<mistake>.py
-        filename, source = str(folder / f"{which}.py"), patched_solution(path)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        spec = importlib.util.spec_from_loader(name, loader=None, origin=filename)
-    else:
-        spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    filename = str(folder / f"{which}.py")
+    source = patched_solution(path) if wrong else path.read_text(encoding="utf-8")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = sys.modules[name] = types.ModuleType(name)
+    module.__file__ = filename
     try:
-        if wrong:
-            module.__file__ = filename
-            exec(compile(source, filename, "exec"), module.__dict__)
-        else:
-            spec.loader.exec_module(module)
+        exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise
@@ -180,13 +171,13 @@ def breaks(path: Path) -> list[int]:
 class Summary:
     """A pytest plugin that records the outcome of every test: passed, failed or error (set-up)."""
 
-    def __init__(self, page: Path | None = None):
-        """``page``: the statement page, whose requirement sentences a failure then shows."""
+    def __init__(self, page: Path):
+        """``page``: the statement, whose requirement sentences a failure shows."""
         self.outcomes = {}
         self.collect_errors = []
         self.checks = {}  # test name -> the requirement numbers it names
         self.examples = {}  # test name -> Hypothesis's smallest failing example
-        self.requirements = requirements(page) if page and page.is_file() else {}
+        self.requirements = requirements(page) if page.is_file() else {}
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", REQUIREMENT_MARKER)
@@ -212,14 +203,27 @@ class Summary:
 LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
 
 
-def report(summary: Summary, exit_code: int, label: str) -> str:
-    """Print ``label``, a PASS/FAIL/ERROR line per test (ERROR: it could not be set up) and the
-    verdict; return the verdict."""
+def verdict(summary: Summary, exit_code: int) -> str:
+    """The report's last line, such as ``3/5 tests pass: not yet``."""
+    outcomes = list(summary.outcomes.values())
+    passed, errors = outcomes.count("passed"), outcomes.count("error")
+    if summary.collect_errors or not outcomes:
+        text = ERROR
+    elif exit_code == 0 and passed == len(outcomes):
+        text = SOLVED
+    else:
+        text = NOT_YET + (f" ({errors} could not be set up: ERROR)" if errors else "")
+    return f"{passed}/{len(outcomes)} tests pass: {text}"
+
+
+def report(summary: Summary, exit_code: int, label: str) -> None:
+    """Print ``label``, a PASS/FAIL/ERROR line per test (ERROR: it could not be set up), under a
+    failure the requirements it checks and its smallest failing example, then the verdict."""
     print(f"\n{label}")
     for name in summary.collect_errors:
         print(f"  ERROR  {name}: the tests could not be collected (see above)")
     for test, outcome in summary.outcomes.items():
-        print(f"  {LABELS.get(outcome, outcome.upper()):5}  {test}")
+        print(f"  {LABELS[outcome]:5}  {test}")
         if outcome == "passed":
             continue
         for number in summary.checks.get(test, []):
@@ -227,17 +231,7 @@ def report(summary: Summary, exit_code: int, label: str) -> str:
             print(f"         requirement {number}" + (f": {sentence}" if sentence else ""))
         if summary.examples.get(test):
             print(textwrap.indent(summary.examples[test], " " * 9))
-    total = len(summary.outcomes)
-    passed = sum(outcome == "passed" for outcome in summary.outcomes.values())
-    errors = sum(outcome == "error" for outcome in summary.outcomes.values())
-    if summary.collect_errors or total == 0:
-        verdict = ERROR
-    elif exit_code == 0 and passed == total:
-        verdict = SOLVED
-    else:
-        verdict = NOT_YET + (f" ({errors} could not be set up: ERROR)" if errors else "")
-    print(f"{passed}/{total} tests pass: {verdict}")
-    return verdict
+    print(verdict(summary, exit_code))
 
 
 class Attempt:
@@ -310,7 +304,7 @@ def import_error(folder: Path, which: str) -> str | None:
     otherwise the error, shown from the attempt's file, so that it is reported once, not by every
     test."""
     path = folder / f"{which}.py"
-    forget(folder, which)
+    sys.modules.pop(module_name(folder, which), None)
     try:
         load_impl(folder, which)
     except Exception as error:  # anything the attempt's module-level code raises

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import multiprocessing
 import os
@@ -32,8 +31,8 @@ from jaxbook.practice import (
     SOLVED,
     ProblemNameError,
     find_problem,
-    report,
     run,
+    verdict,
 )
 
 STATE = ".study"  # beside practice/: progress, backups, logs (git ignores it)
@@ -80,7 +79,7 @@ def hints(page: Path) -> list[tuple[str, str]]:
     """The page's ``{dropdown} Hint: ...`` blocks as (title, text), read
     with MyST's parser, as the page renders them."""
     found = []
-    for token in pages._parser().parse(page.read_text(encoding="utf-8")):
+    for token in pages.tokens(page.read_text(encoding="utf-8")):
         directive, _, title = token.info.partition(" ")
         is_hint = directive == "{dropdown}" and title.startswith("Hint")
         if token.type == "fence" and is_hint:
@@ -179,8 +178,6 @@ def checked(practice: Path, folder: Path, width: int) -> dict:
     if summary is None:
         error = f"{shown} does not import, so no test can run:\n\n{error}"
         return {"status": ATTEMPTED, "error": error}
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
-        verdict = report(summary, code, shown)
     lines = [
         "Requirements (PASS when every test that checks it passes; "
         "tests passed / tests):"
@@ -206,9 +203,13 @@ def checked(practice: Path, folder: Path, width: int) -> dict:
             lines.append(textwrap.indent(IMPL.sub("", example), "  "))
     if summary.collect_errors:
         lines += ["", "The tests could not be collected."]
-    lines += ["", printed.getvalue().strip().splitlines()[-1]]
-    lines.append(f"(pytest's report of each test: {STATE}/last-check.log)")
-    status = PASSED if verdict == SOLVED else ATTEMPTED
+    last = verdict(summary, code)
+    lines += [
+        "",
+        last,
+        f"(pytest's report of each test: {STATE}/last-check.log)",
+    ]
+    status = PASSED if last.endswith(SOLVED) else ATTEMPTED
     return {"status": status, "report": "\n".join(lines)}
 
 

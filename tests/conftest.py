@@ -1,18 +1,9 @@
 """Shared fixtures: the real site, built once per test session (strict, incremental).
 
-In a full run (``make test``: no paths, ``-k`` or ``-m`` given) a worker starts the strict build
-of the site right after collection, on every core (``sphinx -j auto``), and the workers go on: the
-tests that do not need the site (practice problems and their wrong solutions, throwaway books,
-the machinery) run first, while it builds (:func:`pytest_collection_modifyitems`). A test that
-needs the site waits for that build: the site, browser and notebook tests look at its pages, and
-each per-snippet test finds its page's result in the execution store instead of running it again. In any
-other run, the first test that needs the site builds it; a file lock makes the other workers wait
-for that build and use it too. So no test needs an xdist group to share the site.
-
-A test that passed with the same inputs is skipped (``tests/pass_cache.py``). Every test reads the
-whole book unless it says otherwise (``@pytest.mark.inputs``); a practice problem's tests read its
-folder. A full run starts the site's build only when a selected test that needs the site is not
-skipped: the first worker to find one after collection starts it (:func:`start_build_if_needed`).
+In a full run (``make test``: no paths, ``-k`` or ``-m``) the first process to collect a test that
+needs the site and is not skipped as unchanged starts its build on every core, and the tests that
+do not need it run first, meanwhile (:func:`pytest_collection_modifyitems`). In any other run the
+first test that needs the site builds it, under a file lock: the other workers wait and use it.
 """
 
 from __future__ import annotations
@@ -37,9 +28,6 @@ from tests import pass_cache
 HTML = ROOT / layout.HTML
 RESULT = ROOT / layout.BUILD / "test-site.json"
 LOCK = ROOT / layout.BUILD / "test-site.lock"
-#: Set by the controller when it starts the build: the run id its result will carry.
-BUILT = "JAXBOOK_TEST_SITE_RUN"
-pass_cache.PER_RUN.add(BUILT)  # a run's id: never part of a key
 #: Seconds a test waits for the controller's build (the build's own limit).
 BUILD_TIMEOUT = 3600
 #: Fixtures that need the built site: tests using them run after the others.
@@ -52,12 +40,22 @@ class SiteBuild:
     stdout: str
     stderr: str
     html: Path
+    run: str | None  # the run it was built for
 
 
-def save_site(build: SiteBuild, run: str | None) -> None:
+def save_site(build: SiteBuild) -> None:
     """Keep a build's result in RESULT, in one write (a waiting worker never reads half)."""
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(RESULT, json.dumps({**asdict(build), "html": str(HTML), "run": run}))
+    write_atomic(RESULT, json.dumps({**asdict(build), "html": str(build.html)}))
+
+
+def load_site() -> SiteBuild | None:
+    """The last build's result in RESULT, if there is one."""
+    try:
+        data = json.loads(RESULT.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return SiteBuild(**{**data, "html": Path(data["html"])})
 
 
 def _start() -> subprocess.Popen:
@@ -80,22 +78,14 @@ def _finish(process: subprocess.Popen, run: str | None) -> SiteBuild:
         process.kill()
         stdout, stderr = process.communicate()
         stderr += f"\nthe build did not finish within {BUILD_TIMEOUT} s and was stopped"
-    build = SiteBuild(process.returncode, stdout, stderr, HTML)
-    save_site(build, run)
+    build = SiteBuild(process.returncode, stdout, stderr, HTML, run)
+    save_site(build)
     return build
 
 
 def build_site(run: str | None = None) -> SiteBuild:
     """Run the strict build of the book and keep its result in RESULT."""
     return _finish(_start(), run)
-
-
-def load_site(path: Path = RESULT) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def as_build(data: dict) -> SiteBuild:
-    return SiteBuild(data["returncode"], data["stdout"], data["stderr"], Path(data["html"]))
 
 
 def is_full_run(config) -> bool:
@@ -127,20 +117,17 @@ def wait_for_site(run: str) -> SiteBuild:
     """The build started for this run, once it has finished."""
     deadline = time.monotonic() + BUILD_TIMEOUT
     while time.monotonic() < deadline:
-        try:
-            data = load_site()
-        except (OSError, ValueError):
-            data = {}
-        if data.get("run") == run:
-            return as_build(data)
+        build = load_site()
+        if build is not None and build.run == run:
+            return build
         time.sleep(0.5)
     pytest.fail(f"the site build started by the test run did not finish within {BUILD_TIMEOUT} s")
 
 
 def pytest_configure(config):
-    if hasattr(config, "workerinput") or not is_full_run(config) or os.environ.get(BUILT):
+    if hasattr(config, "workerinput") or not is_full_run(config) or os.environ.get(pass_cache.SITE_RUN):
         return
-    os.environ[BUILT] = f"full-{uuid.uuid4().hex}"  # the workers inherit it
+    os.environ[pass_cache.SITE_RUN] = f"full-{uuid.uuid4().hex}"  # the workers inherit it
 
 
 def needs_site(item) -> bool:
@@ -148,11 +135,9 @@ def needs_site(item) -> bool:
 
 
 def start_build_if_needed(items) -> None:
-    """In a full run: start the site's build, on every core, as soon as one process of the run
-    (a worker, or the only process) has collected a test that needs the site and is not skipped
-    as unchanged. The other processes collect the same tests: the first to claim the run's build
-    starts it."""
-    run = os.environ.get(BUILT)
+    """In a full run: start the site's build if a collected test needs it and is not skipped as
+    unchanged; every process collects the same tests, and the first to claim the run's build starts it."""
+    run = os.environ.get(pass_cache.SITE_RUN)
     if not run or not any(needs_site(item) and not pass_cache.settled(item) for item in items):
         return
     LOCK.parent.mkdir(parents=True, exist_ok=True)
@@ -171,7 +156,7 @@ def pytest_unconfigure(config):
     if _build_process is None:
         return
     _build_thread.join(BUILD_TIMEOUT)
-    LOCK.with_name(f"test-site-{os.environ.get(BUILT)}.claim").unlink(missing_ok=True)
+    LOCK.with_name(f"test-site-{os.environ.get(pass_cache.SITE_RUN)}.claim").unlink(missing_ok=True)
 
 
 def pytest_keyboard_interrupt(excinfo):
@@ -179,28 +164,14 @@ def pytest_keyboard_interrupt(excinfo):
         _build_process.terminate()
 
 
-def default_inputs(item) -> None:
-    """Inputs of a test that declares none: a practice problem's tests read its folder, any
-    other test the whole book."""
-    if item.get_closest_marker("inputs") is None:
-        under_practice = Path(item.path).is_relative_to(ROOT / "practice")
-        item.add_marker(
-            pytest.mark.inputs.with_args(pass_cache.problem if under_practice else pass_cache.book)
-        )
-
-
 def pytest_collection_modifyitems(config, items):
     """Tests that need the site last, so that the others run while it builds; in each part the
-    xdist groups first (the longest work, such as the wrong solutions' run), otherwise in
-    collection order (a stable sort; every worker sorts the same way, as xdist requires, and
-    ``--no-loadscope-reorder`` keeps xdist from moving groups ahead by size). Then the build,
-    if a test needs it."""
+    xdist groups (the longest work) first, otherwise in collection order: a stable sort, the same
+    in every worker, as xdist requires (``--no-loadscope-reorder`` keeps it). Then the build."""
 
     def key(item):
         return needs_site(item), item.get_closest_marker("xdist_group") is None
 
-    for item in items:
-        default_inputs(item)
     items.sort(key=key)
     start_build_if_needed(items)
 
@@ -208,26 +179,24 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def site() -> SiteBuild:
     """The strict build of the whole book, built once for the whole test run."""
-    if os.environ.get(BUILT):
-        return wait_for_site(os.environ[BUILT])
+    if os.environ.get(pass_cache.SITE_RUN):
+        return wait_for_site(os.environ[pass_cache.SITE_RUN])
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     LOCK.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker builds; the others wait and use its build
-        if run and RESULT.is_file():
-            data = load_site()
-            if data.get("run") == run:
-                return as_build(data)
+        build = load_site()
+        if run and build is not None and build.run == run:
+            return build
         return build_site(run)
 
 
 @pytest.fixture(scope="session")
 def filled_store() -> None:
-    """The execution store holds the build's results: in a full run, once the controller's build
-    has finished (a snippet test then reads its page's result). In other runs there is no build to
-    wait for: a snippet test whose page has no result runs the page itself."""
-    if os.environ.get(BUILT):
-        wait_for_site(os.environ[BUILT])
+    """In a full run, the build's results in the execution store (a snippet test reads its page's);
+    in another, a snippet test whose page has no result runs the page itself."""
+    if os.environ.get(pass_cache.SITE_RUN):
+        wait_for_site(os.environ[pass_cache.SITE_RUN])
 
 
 @pytest.fixture(scope="session")
@@ -239,16 +208,12 @@ def built_site(site) -> Path:
 
 def pytest_terminal_summary(terminalreporter):
     """The study plan's figure: how many kept wrong solutions were proven to fail their tests."""
-    reports = [
-        r
-        for key in ("passed", "failed")
-        for r in terminalreporter.stats.get(key, [])
-        if getattr(r, "when", None) == "call" and "test_wrong_solution_fails" in r.nodeid
-    ]
+    stats = terminalreporter.stats
+    wrong = "test_wrong_solution_fails"
+    checked = stats.get("passed", []) + stats.get("failed", [])
+    reports = [r for r in checked if getattr(r, "when", None) == "call" and wrong in r.nodeid]
     unchanged = [
-        r
-        for r in terminalreporter.stats.get("skipped", [])
-        if "test_wrong_solution_fails" in r.nodeid and pass_cache.SKIP_REASON in str(r.longrepr)
+        r for r in stats.get("skipped", []) if wrong in r.nodeid and pass_cache.SKIP_REASON in str(r.longrepr)
     ]
     if reports or unchanged:
         proven = sum(r.passed for r in reports)

@@ -14,9 +14,8 @@ from jaxbook import ROOT, layout
 from jaxbook.build import strict_command
 
 TOP_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
-#: Extensions for publishing: cells' alt text (jaxbook.a11y), descriptions and the sitemap
-#: (jaxbook.seo), the publishing stage (jaxbook.publish). A throwaway book checking how the build
-#: fails or rebuilds does without them, unless it is about publishing.
+#: The extensions that publish (alt text, descriptions and sitemap, the publishing stage): a
+#: throwaway book does without them unless it is about publishing.
 POST_PROCESSING = ("jaxbook.a11y", "jaxbook.seo", "jaxbook.publish")
 
 
@@ -35,9 +34,8 @@ class Book:
     """A throwaway book: the real conf.py and machinery, with pages and snippets of the test's own."""
 
     def __init__(self, root: Path, outputs: bool = False, publishing: bool = False):
-        """``outputs``: compare snippet outputs with their .out files, as the book does (off by
-        default, so a test's snippets need no expected outputs). ``publishing``: the book's full
-        configuration; otherwise without the :data:`POST_PROCESSING` extensions."""
+        """``outputs``: compare snippet outputs with their .out files, as the book does (by default a
+        test's snippets need none); ``publishing``: keep the :data:`POST_PROCESSING` extensions."""
         self.root = root
         shutil.copy(ROOT / "conf.py", root / "conf.py")
         with open(root / "conf.py", "a", encoding="utf-8") as conf:
@@ -74,24 +72,15 @@ class Book:
         (self.root / "index.md").write_text(f"# Test book\n\n```{{toctree}}\n{toctree}\n```\n")
 
     def build(self, *extra: str, machinery: Path = ROOT) -> Build:
-        """Sphinx's strict build, as sphinx-build runs it (Read the Docs), with the ``jaxbook``
-        package found in ``machinery``."""
+        """Sphinx's strict build as Read the Docs runs it, with the ``jaxbook`` package of ``machinery``."""
         return self._run(strict_command(self.root, None, *extra), machinery)
 
     def make_html(self) -> Build:
-        """``make html``'s build (:func:`jaxbook.build.strict_build`): the store filled first,
-        nothing done when the site is up to date."""
+        """``make html``'s build (:func:`jaxbook.build.strict_build`): the store filled first."""
         code = "import sys; from pathlib import Path; from jaxbook.build import strict_build; "
         return self._run([sys.executable, "-c", code + "sys.exit(strict_build(Path.cwd()))"])
 
     def _run(self, command: list[str], machinery: Path = ROOT) -> Build:
         env = dict(os.environ, PYTHONPATH=str(machinery))
-        result = subprocess.run(
-            command,
-            cwd=self.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        result = subprocess.run(command, cwd=self.root, env=env, capture_output=True, text=True, timeout=600)
         return Build(result.returncode, result.stdout + result.stderr, self.root / layout.HTML)

@@ -1,21 +1,22 @@
 """Tests that re-check only what changed: a pytest plugin (``-p tests.pass_cache`` in pyproject.toml).
 
 A test that passed is recorded in ``_build/pass-cache/`` under a key of everything it can read
-(:func:`key_of`): the machinery and configuration (:func:`shared`), its own code (:func:`own_files`)
-and its declared inputs; it is skipped while that key holds. While it runs, the repository's files
-it opens must be in its key (:func:`pytest_runtest_call`, an audit run), so that a key never misses one.
+(:func:`key_of`): the machinery and configuration (:func:`shared`), its own code (:func:`own_files`),
+the environment and its declared inputs (:func:`named`); it is skipped while that key holds. A test
+that reads a repository file its key does not hold fails (:func:`undeclared`), so no pass is recorded
+under a key that misses an input.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -29,22 +30,17 @@ root = ROOT
 RECHECK = "JAXBOOK_RECHECK"
 #: "on" in the process that enabled the plugin and its xdist workers, "off" in a nested run.
 STATE = "JAXBOOK_PASS_CACHE"
-#: Where the passes are recorded, under the book's root.
-FOLDER = layout.BUILD / "pass-cache"
-#: Set (``JAXBOOK_AUDIT_INPUTS=1 make test``) to fail each test that reads a book file its inputs
-#: do not name; an audit run, not the default, until the reads it finds in the suite are settled.
+#: The id of the site build that tests/conftest.py starts for a full run.
+SITE_RUN = "JAXBOOK_TEST_SITE_RUN"
+#: ``JAXBOOK_AUDIT_INPUTS=0`` turns the audit of what a running test reads off (a key of its own).
 AUDIT = "JAXBOOK_AUDIT_INPUTS"
-#: Variables of one test run, never part of a key: this plugin's switches and tests/conftest.py's
-#: run id (it adds it), left out of the environment of the site's build too (:func:`steady`).
-PER_RUN = {RECHECK, STATE}
+#: Variables of one test run, in no key of the tests or of the site's build (:func:`steady`).
+PER_RUN = frozenset({RECHECK, STATE, SITE_RUN})
+FOLDER = layout.BUILD / "pass-cache"
 SKIP_REASON = "unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
 BUILT_SKIP_REASON = "what it reads of the build is unchanged since it passed (JAXBOOK_RECHECK=1 re-checks)"
-
-#: Fixtures that make the files ``built_inputs`` name (the site, built once per run): a test
-#: that uses one is keyed by its built inputs right after it, before its other fixtures (a
-#: browser page, a served notebook) are set up, so that an unchanged one costs nothing.
+#: Fixtures that build the site: a test with built inputs is keyed by them right after its builder.
 BUILDERS = ("site_root", "built_site")
-BUILT_UNCHANGED_FIXTURE = "_built_unchanged"
 
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
@@ -56,8 +52,7 @@ OUTCOME = pytest.StashKey[dict]()
 
 @functools.cache
 def repository_files() -> tuple[Path, ...]:
-    """The files of the repository its code can read (:func:`jaxbook.uptodate.book_files`: an
-    untracked log or scratch file is none of them)."""
+    """The files of the repository its code can read (an untracked log or scratch file is none)."""
     return uptodate.book_files(root)
 
 
@@ -70,79 +65,62 @@ def is_content(path: Path) -> bool:
     return any(relative.match(pattern) for pattern in pages.PAGE_PATTERNS)
 
 
-def is_shared(path: Path) -> bool:
-    """Machinery and configuration any test may read (jaxbook/, conf.py, the Makefile, pyproject.toml,
-    the locks, tools/bootstrap.sh, _static/ ...); not the book's content, a top-level Markdown file
-    (README.md), the tests or the tools' Python scripts: code a test reads only when it imports it
-    (:func:`own_files`) or names it in its inputs."""
-    relative = path.relative_to(root)
-    top_markdown = len(relative.parts) == 1 and relative.suffix == ".md"
-    script = relative.parts[0] == "tests" or (relative.parts[0] == "tools" and relative.suffix == ".py")
-    return not (is_content(path) or top_markdown or script)
+@functools.cache
+def shared() -> tuple[Path, ...]:
+    """Machinery and configuration, in every key: the repository's files but its content, a
+    top-level Markdown file (README.md), the tests and tools/*.py (a test's code if it imports them)."""
+    found = []
+    for path in repository_files():
+        relative = path.relative_to(root)
+        top_markdown = len(relative.parts) == 1 and relative.suffix == ".md"
+        script = relative.parts[0] == "tests" or (relative.parts[0] == "tools" and relative.suffix == ".py")
+        if not (is_content(path) or top_markdown or script):
+            found.append(path)
+    return tuple(found)
 
 
 @functools.cache
-def shared() -> tuple[Path, ...]:
-    """The files :func:`is_shared` names."""
-    return tuple(p for p in repository_files() if is_shared(p))
+def book() -> tuple[Path, ...]:
+    """The book's content (:func:`is_content`)."""
+    return tuple(p for p in repository_files() if is_content(p))
 
 
 @functools.cache
 def own_files(test_file: Path) -> tuple[Path, ...]:
-    """The code a test file runs besides the machinery: itself, this plugin, the ``conftest.py``
-    files above it, and every file of the repository they import (their imports, read statically)."""
+    """A test file's own code: itself, this plugin, the ``conftest.py`` files above it, and every
+    file of the repository they import (read statically: a module of tools/ too)."""
     conftests = [f / "conftest.py" for f in test_file.parents if f.is_relative_to(root)]
     code = [test_file, Path(__file__).resolve(), *(c for c in conftests if c.is_file())]
     return tuple(sorted({d for f in code for d in project_dependencies(f, root)} | set(code)))
 
 
 @functools.cache
-def _own_digest(test_file: Path) -> str:
-    return files_digest(own_files(test_file))
-
-
-@functools.cache
-def book() -> tuple[Path, ...]:
-    """The book's content: pages, snippets with their expected outputs, practice problems."""
-    return tuple(p for p in repository_files() if is_content(p))
-
-
-def files_under(path: Path | str) -> list[Path]:
-    """``path`` itself, or the files of the folder ``path`` (those git does not ignore, inside the
-    repository; every file elsewhere, such as in ``_build``)."""
-    path = Path(path) if Path(path).is_absolute() else root / path
-    if not path.is_dir():
-        return [path]
-    if name(path).startswith((f"{layout.BUILD}/", "/")):
-        return sorted(p for p in path.rglob("*") if p.is_file())
-    return list(_listed_under(f"{path}/"))
-
-
-@functools.cache
-def _listed_under(prefix: str) -> tuple[Path, ...]:
-    return tuple(p for p in repository_files() if str(p).startswith(prefix))
-
-
-def name(path: Path) -> str:
-    """``path`` under the repository, or in full when it is elsewhere."""
-    return files.name_under(path, root)
-
-
-def files_digest(paths: Iterable[Path]) -> str:
-    """One hash of the names and contents of ``paths``."""
+def _digest(paths: tuple[Path, ...]) -> str:
+    """:func:`jaxbook.files.files_digest` of a group of files, made once per process."""
     return files.files_digest(paths, root)
 
 
+def files_under(path: Path | str) -> list[Path]:
+    """``path`` itself, or the files of the folder ``path``: those the repository lists, or every
+    file of a folder outside it (such as ``_build``)."""
+    path = root / path  # an absolute path stays as it is
+    if not path.is_dir():
+        return [path]
+    if not path.is_relative_to(root) or path.is_relative_to(root / layout.BUILD):
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    return list(_listed_under(path))
+
+
 @functools.cache
-def _group_digest(group: Callable[[], tuple[Path, ...]]) -> str:
-    return files_digest(group())
+def _listed_under(folder: Path) -> tuple[Path, ...]:
+    return tuple(p for p in repository_files() if p.is_relative_to(folder))
 
 
 # --- the environment ---------------------------------------------------------------------------
 
 
 def chromium() -> str:
-    """The Chromium the browser tests drive (a launcher script: its version too), or that it is missing."""
+    """The Chromium the browser tests drive, by its launcher and version, or that it is missing."""
     from tests.browser.support import CHROMIUM
 
     if not CHROMIUM.is_file():
@@ -174,93 +152,93 @@ def _environment() -> str:
     return fingerprint.environment("tests", steady(), tools)
 
 
-def environment(config) -> str:
-    """What of the environment can change a test's outcome, with the options of this run."""
-    return _environment() + json.dumps({"root": str(root), "impl": config.getoption("--impl", None)})
+# --- keys and records --------------------------------------------------------------------------
 
 
-# --- keys --------------------------------------------------------------------------------------
-
-
-#: Groups of files a marker may name by their function (hashed together once per process).
+#: Groups of files a marker may name by their function (each hashed once per process).
 GROUPS = (shared, book)
 
 
 def named(item, marker: str) -> tuple[list[Callable], list[Path]]:
     """What ``item``'s ``marker`` markers name: groups of :data:`GROUPS`, and files (paths, or
-    functions of the item returning paths). A test without an ``inputs`` marker reads the book."""
+    functions of the item returning paths). A test without an ``inputs`` marker reads the book,
+    or its folder's problem when it is under practice/ (:func:`problem`)."""
+    entries = [entry for mark in item.iter_markers(marker) for entry in mark.args]
+    if marker == "inputs" and item.get_closest_marker(marker) is None:
+        entries = [problem if Path(item.path).is_relative_to(root / "practice") else book]
     groups, found = [], []
-    marks = list(item.iter_markers(marker))
-    if marker == "inputs" and not marks:
-        marks = [pytest.mark.inputs.with_args(book).mark]
-    for mark in marks:
-        for entry in mark.args:
-            if entry in GROUPS:
-                groups.append(entry)
-            else:
-                for path in entry(item) if callable(entry) else [entry]:
-                    found.extend(files_under(path))
+    for entry in entries:
+        if entry in GROUPS:
+            groups.append(entry)
+        else:
+            for path in entry(item) if callable(entry) else [entry]:
+                found.extend(files_under(path))
     return groups, found
 
 
-def declared(item, marker: str) -> list[str]:
-    """Digests of what ``item``'s ``marker`` markers name (:func:`named`)."""
+def key_of(item, marker: str) -> str:
+    """``item``'s key: its node id, the machinery and configuration, its own code, the environment,
+    this run's options, and what its ``marker`` markers name."""
     groups, found = named(item, marker)
-    return [*sorted(f"{g.__name__}:{_group_digest(g)}" for g in groups), files_digest(found)]
-
-
-def key_of(item, own: list[str], stage: str) -> str:
-    """The key of ``item``: its node id, the machinery and configuration, its own code, the
-    environment, ``own``."""
-    code = _own_digest(Path(item.path))
-    material = [item.nodeid, stage, _group_digest(shared), code, environment(item.config), *own]
-    return hashlib.sha256("\n".join(material).encode()).hexdigest()
+    material = [
+        item.nodeid,
+        marker,
+        _digest(shared()),
+        _digest(own_files(Path(item.path))),
+        _environment(),
+        json.dumps({"root": str(root), "impl": item.config.getoption("--impl", None)}),
+        *sorted(f"{group.__name__}:{_digest(group())}" for group in groups),
+        files.files_digest(found, root),
+    ]
+    return sha256("\n".join(material).encode()).hexdigest()
 
 
 def source_key(item) -> str | None:
-    """The key of ``item`` from the files it declares, or None when the plugin is off or its
-    inputs cannot be read (then it is checked)."""
+    """``item``'s key by its declared inputs, or None when the plugin is off or its inputs cannot
+    be read (then it runs)."""
     if not active(item.config):
         return None
     if KEY not in item.stash:
         try:
-            item.stash[KEY] = key_of(item, declared(item, "inputs"), "sources")
+            item.stash[KEY] = key_of(item, "inputs")
         except (OSError, ValueError, SyntaxError):
             item.stash[KEY] = None
     return item.stash[KEY]
 
 
-def path_of(key: str) -> Path:
-    return root / FOLDER / key[:2] / f"{key}.json"
+def built_key(item) -> str | None:
+    """``item``'s key by what it reads of the build (built by now), or None when it declares no
+    built inputs or its sources cannot be keyed (then it runs)."""
+    if not item.get_closest_marker("built_inputs") or source_key(item) is None:
+        return None
+    if BUILT_KEY not in item.stash:
+        item.stash[BUILT_KEY] = key_of(item, "built_inputs")
+    return item.stash[BUILT_KEY]
+
+
+def record_path(key: str) -> Path:
+    return root / FOLDER / key[:2] / key
 
 
 def has_passed(key: str | None, nodeid: str) -> bool:
-    """A complete record for ``key`` says the test passed (a half-written or foreign one
-    is not trusted)."""
+    """Whether the record of ``key`` says that ``nodeid`` passed (a damaged one is not trusted)."""
     if key is None or os.environ.get(RECHECK) == "1":
         return False
     try:
-        data = json.loads(path_of(key).read_text(encoding="utf-8"))
+        return record_path(key).read_text(encoding="utf-8") == nodeid
     except (OSError, ValueError):
         return False
-    return (
-        isinstance(data, dict)
-        and data.get("key") == key
-        and data.get("test") == nodeid
-        and data.get("passed")
-    )
-
-
-def record(key: str, nodeid: str) -> None:
-    """Write that the test of ``key`` passed, in one step: a reader sees all of it or nothing."""
-    path = path_of(key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps({"key": key, "test": nodeid, "passed": True}))
 
 
 def settled(item) -> bool:
     """True when ``item`` passed with exactly its current inputs: it is skipped without set-up."""
     return has_passed(source_key(item), item.nodeid)
+
+
+def will_run(item) -> bool:
+    """False when ``item`` is skipped as unchanged, by its sources or by what it reads of the
+    build (a fixture serving several tests at once checks only those that run)."""
+    return not settled(item) and not has_passed(built_key(item), item.nodeid)
 
 
 # --- hooks -------------------------------------------------------------------------------------
@@ -271,23 +249,16 @@ def active(config) -> bool:
 
 
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "inputs(*paths_or_functions): the files this test reads besides the machinery (tests/pass_cache.py)",
-    )
-    config.addinivalue_line(
-        "markers",
-        "built_inputs(*paths_or_functions): files it reads once its fixtures are set up (tests/pass_cache.py)",
-    )
+    for marker, reads in [("inputs", "reads besides its code"), ("built_inputs", "reads of the built site")]:
+        config.addinivalue_line("markers", f"{marker}(*paths_or_functions): the files a test {reads}")
     if hasattr(config, "workerinput"):
         on = os.environ.get(STATE) == "on"
     else:  # a pytest run started by a test checks everything
         on = os.environ.get(STATE) is None
         os.environ[STATE] = "on" if on else "off"
     config._jaxbook_pass_cache = on
-    if on and not _audited:
-        sys.addaudithook(_audit)  # hooks stay for the process's life: one is enough
-        _audited.append(True)
+    if on and os.environ.get(AUDIT) != "0":
+        _install_audit()
     global root
     root = Path(config.rootpath)
 
@@ -300,90 +271,69 @@ def pytest_runtest_setup(item):
         pytest.skip(SKIP_REASON)
 
 
-def built_key(item) -> str | None:
-    """``item``'s key by what it reads of the build (which must be built by now), made once per
-    run; None when it declares no built inputs or its sources cannot be keyed (then it runs)."""
-    if not item.get_closest_marker("built_inputs") or source_key(item) is None:
-        return None
-    if BUILT_KEY not in item.stash:
-        item.stash[BUILT_KEY] = key_of(item, declared(item, "built_inputs"), "built")
-    return item.stash[BUILT_KEY]
-
-
-def will_run(item) -> bool:
-    """False when ``item`` is skipped as unchanged: its sources, or what it reads of the build,
-    are those of its last pass. A fixture serving several tests at once (one Java run of the
-    HTML checker) uses it to check only the tests that run."""
-    return not settled(item) and not has_passed(built_key(item), item.nodeid)
-
-
-def skip_if_built_inputs_unchanged(item) -> None:
-    """Skip ``item`` when its built inputs are those of its last pass."""
-    if has_passed(built_key(item), item.nodeid):
-        pytest.skip(BUILT_SKIP_REASON)
-
-
 def pytest_collection_modifyitems(items):
-    """A test with built inputs that uses a fixture of :data:`BUILDERS` checks them first thing
-    in its set-up (:func:`_built_unchanged`), not after every fixture."""
+    """A test with built inputs checks them first thing in its set-up (:func:`_built_unchanged`)."""
     for item in items:
         names = getattr(item, "fixturenames", None)
-        if item.get_closest_marker("built_inputs") and names and set(BUILDERS) & set(names):
-            if BUILT_UNCHANGED_FIXTURE not in names:  # parametrized tests share one list of names
-                names.insert(0, BUILT_UNCHANGED_FIXTURE)
+        if item.get_closest_marker("built_inputs") and names is not None:
+            if "_built_unchanged" not in names:  # parametrized tests share one list of names
+                names.insert(0, "_built_unchanged")
 
 
 @pytest.fixture
 def _built_unchanged(request):
-    """The site built, and nothing else set up yet: skip the test if what it reads of the build
-    is unchanged since it passed (a browser test would otherwise open its page first)."""
-    request.getfixturevalue(next(b for b in BUILDERS if b in request.fixturenames))
-    skip_if_built_inputs_unchanged(request.node)
+    """The site built by the test's builder (:data:`BUILDERS`), and nothing else set up yet: skip
+    the test if what it reads of the build is unchanged since it passed (before a browser page opens)."""
+    for builder in BUILDERS:
+        if builder in request.fixturenames:
+            request.getfixturevalue(builder)
+    if has_passed(built_key(request.node), request.node.nodeid):
+        pytest.skip(BUILT_SKIP_REASON)
 
 
-#: Where the running test's opened files are collected (None: no test is running).
+#: The paths the running test opened or listed (None between tests).
 _opened: set[str] | None = None
-_audited: list[bool] = []
+
+
+@functools.cache
+def _install_audit() -> None:
+    sys.addaudithook(_audit)  # a hook lasts as long as the process: one is enough
 
 
 def _audit(event: str, args: tuple) -> None:
-    """Note each file or folder of the repository a running test opens or lists."""
-    if _opened is not None and event in ("open", "os.listdir", "os.scandir") and args:
-        if event != "open" and sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):
-            return  # the import system listing a folder to find a module reads no content
-        if isinstance(args[0], str | bytes | os.PathLike):
-            _opened.add(os.path.abspath(os.fsdecode(args[0])))
+    """Note each file a running test opens and each folder it lists."""
+    if _opened is None or event not in ("open", "os.listdir", "os.scandir") or not args:
+        return
+    if event != "open" and sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):
+        return  # the import system looking for a module reads no content
+    if isinstance(args[0], str | bytes | os.PathLike):
+        _opened.add(os.path.abspath(os.fsdecode(args[0])))
 
 
 def undeclared(item, opened: Iterable[str]) -> list[str]:
-    """The repository's files among ``opened`` that ``item``'s key does not hold (its inputs, its
-    own code, the shared files); a folder of the book's content counts when the key misses one
-    of its files."""
-    paths = [Path(p) for p in opened if p.startswith(f"{root}/") and layout.BUILD.name not in Path(p).parts]
+    """The repository's files among ``opened`` that ``item``'s key does not hold; a folder of the
+    book's content counts when the key misses one of its files."""
     tracked = set(repository_files())
+    paths = [Path(p) for p in opened if p.startswith(f"{root}/")]
     paths = [p for p in paths if p in tracked or (p.is_dir() and is_content(p))]
     if not paths or source_key(item) is None:  # a test that is never skipped needs no check
         return []
     groups, found = named(item, "inputs")
-    allowed = set(found).union(*(g() for g in groups), shared(), own_files(Path(item.path)))
-    return sorted(name(p) for p in paths if not set(files_under(p)) <= allowed)
+    allowed = set(found).union(*(group() for group in groups), shared(), own_files(Path(item.path)))
+    return sorted(files.name_under(p, root) for p in paths if not set(files_under(p)) <= allowed)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """With its fixtures set up: skip a test whose built inputs are those of its last pass (a
-    test that no fixture of :data:`BUILDERS` sets up; the others were checked by
-    :func:`_built_unchanged`); run it, noting what of the book it reads: a file its inputs do not
-    name fails it, since an edit of that file would not re-check it."""
+    """Run the test, noting what it reads: a repository file outside its key fails it, since an
+    edit of that file would not re-check it."""
     global _opened
-    if BUILT_UNCHANGED_FIXTURE not in getattr(item, "fixturenames", ()):
-        skip_if_built_inputs_unchanged(item)
     _opened = set()
     try:
         result = yield
     finally:
         opened, _opened = _opened, None
-    missed = undeclared(item, opened) if active(item.config) and os.environ.get(AUDIT) else []
+    missed = undeclared(item, opened)
     if missed:
         pytest.fail(
             f"{item.nodeid} read {', '.join(missed)}, which its inputs do not name: an edit there would "
@@ -395,13 +345,15 @@ def pytest_runtest_call(item):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
+    """Once a test's set-up, call and teardown have passed, record it under its keys."""
     report = yield
     outcomes = item.stash.setdefault(OUTCOME, {})
     outcomes[report.when] = report.passed and not hasattr(report, "wasxfail")
     if report.when == "teardown" and all(outcomes.get(w) for w in ("setup", "call", "teardown")):
         for key in (source_key(item), item.stash.get(BUILT_KEY, None)):
             if key is not None:
-                record(key, item.nodeid)
+                record_path(key).parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(record_path(key), item.nodeid)
     return report
 
 
@@ -410,15 +362,15 @@ def pytest_runtest_makereport(item, call):
 
 @functools.cache
 def page_sources(page: Path) -> tuple[Path, ...]:
-    """What one page's results and reader notebook are made of: the page, the snippets it loads
-    with every project module they import and their expected outputs, and for a practice problem's
-    statement, the problem's folder and the files practice/ shares (its notebook writes them)."""
+    """What a page's results and reader notebook are made of: the page, its snippets with every
+    project module they import and their expected outputs, and for a practice problem's statement
+    the problem's folder and the files practice/ shares."""
     from jaxbook import downloads, outputs, store
 
     snippets = pages.loaded_snippets(page)
-    found = [page, *(ROOT / name for name in store.inputs(snippets, ROOT))]
+    found = [page, *(root / name for name in store.inputs(snippets, root))]
     found += [outputs.expected_path(s) for s in snippets]
-    problem = downloads.practice_problem(page, ROOT)
+    problem = downloads.practice_problem(page, root)
     if problem is not None:
         found += [problem, *shared_practice_files()]
     return tuple(found)
@@ -427,27 +379,30 @@ def page_sources(page: Path) -> tuple[Path, ...]:
 @functools.cache
 def shared_practice_files() -> tuple[Path, ...]:
     """The files directly in practice/: every problem's tests and notebooks use them."""
-    return tuple(p for p in (ROOT / "practice").iterdir() if p.is_file())
+    return tuple(p for p in (root / "practice").iterdir() if p.is_file())
 
 
 def param_path(item, name: str) -> Path:
     value = Path(str(item.callspec.params[name]).split("?", 1)[0])
-    return value if value.is_absolute() else ROOT / value
+    return value if value.is_absolute() else root / value
 
 
-def snippet_page(item) -> list[Path]:
-    """A per-snippet test (parameter ``path``): its page's sources (its page runs in one kernel)."""
-    return page_sources(pages.page_of(param_path(item, "path"), ROOT))
+def snippet_page(item) -> tuple[Path, ...]:
+    """A per-snippet test (parameter ``path``): its page's sources (the page runs in one kernel);
+    for a practice snippet also practice/, whose folders it lists to find its page."""
+    path = param_path(item, "path")
+    sources = page_sources(pages.page_of(path, root))
+    return (*sources, root / "practice") if path.parent.name == "practice" else sources
 
 
-def notebook_page(item) -> list[Path]:
+def notebook_page(item) -> tuple[Path, ...]:
     """A per-page test (parameter ``page``, such as ``guide/jit``): that page's sources."""
     return page_sources(param_path(item, "page").with_suffix(".md"))
 
 
 def problem(item) -> list[Path]:
-    """A practice problem's test, or a test of one problem (a parameter under its folder): the
-    problem's folder and the files practice/ shares."""
+    """A test of one practice problem (in its folder, or with a parameter under it): the problem's
+    folder and the files practice/ shares."""
     params = getattr(item, "callspec", None)
     candidates = [Path(v) for v in (params.params.values() if params else ()) if isinstance(v, Path)]
     for start in [*candidates, Path(item.path)]:
@@ -458,10 +413,9 @@ def problem(item) -> list[Path]:
 
 
 def built_files(pages: Iterable[str]) -> list[Path]:
-    """Built pages (paths under the site, such as ``guide/jit.html``) and every file they may
-    load: the site's files but its other pages, their sources for download, and the search
-    index, which only the search page loads."""
-    html = ROOT / layout.HTML
+    """Built pages (such as ``guide/jit.html``) and every file of the site they may load: not the
+    other pages, their sources for download, or the search index but for the search page."""
+    html = root / layout.HTML
     pages = [Path(p.split("?", 1)[0]) for p in pages]
     searching = any(p.name == "search.html" for p in pages)
     return [*(html / p for p in pages), *_site_assets(html, searching)]
@@ -469,9 +423,8 @@ def built_files(pages: Iterable[str]) -> list[Path]:
 
 @functools.cache
 def _site_assets(html: Path, searching: bool) -> tuple[Path, ...]:
-    """The files of the built site that any page may load, listed once per process: the site is
-    built once per run, before any test keys what it reads of it (its content is still hashed
-    for every key, :func:`file_digest`)."""
+    """The files of the built site any page may load, listed once per process (the site is built
+    once per run, before any test keys what it reads of it; their contents are hashed every time)."""
     return tuple(
         p
         for p in files_under(html)
@@ -482,16 +435,10 @@ def _site_assets(html: Path, searching: bool) -> tuple[Path, ...]:
 
 
 def built_page(item) -> list[Path]:
-    """A browser test of one built page (parameter ``path``, such as ``guide/jit.html``): that
-    page and every file it may load (:func:`built_files`)."""
+    """A browser test of one built page (parameter ``path``, such as ``guide/jit.html``)."""
     return built_files([str(item.callspec.params["path"])])
 
 
 def built_pages(*pages: str) -> Callable:
-    """The built inputs of a browser test that visits ``pages`` (paths under the site) and no
-    other: those pages and every file they may load (:func:`built_files`)."""
-
-    def inputs(item) -> list[Path]:
-        return built_files(pages)
-
-    return inputs
+    """The built inputs of a browser test that visits ``pages`` and no other."""
+    return lambda item: built_files(pages)

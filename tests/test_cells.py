@@ -51,11 +51,8 @@ def test_cells_options_and_inline_code():
     assert cells[1].tags == ("hide-output",)
     assert cells[2].body == ('print("inline")',) and not cells[0].body and not cells[1].body
     assert page.snippets() == [Path("/book/snippets/a/one.py"), Path("/book/snippets/a/two.py")]
-
-
-def test_a_page_without_top_matter_is_no_notebook():
-    page = pages.parse("# Title\n\n```{code-cell} ipython3\n:load: ../snippets/a/x.py\n```\n", Path("p.md"))
-    assert not page.is_notebook and len(page.cells) == 1
+    without_top_matter = pages.parse(PAGE.split("---\n", 2)[2], Path("/book/guide/page.md"))
+    assert not without_top_matter.is_notebook and len(without_top_matter.cells) == 3
 
 
 def test_the_book_pages_are_the_pages_sphinx_reads():

@@ -82,37 +82,31 @@ def run_check(practice, env=None):
     )
 
 
-def test_attempt_that_does_not_import_is_reported_once(tmp_path, capsys):
-    tree = toy_problem(
-        tmp_path,
-        "def answer():\n    return 42 +\n",
-        "def test_a(impl):\n    assert impl.answer() == 42\n\n\n"
-        "def test_b(impl):\n    assert impl.answer() > 0\n",
-    )
-    assert practice.main(["toy-problem", "--practice", str(tree)]) == 1
+@pytest.mark.parametrize(
+    "starter, line, error",
+    [
+        ("def answer():\n    return 42 +\n", 2, "SyntaxError"),
+        ("import math\n\nSCALE = math.tau / undefined_name\n", 3, "NameError"),
+    ],
+)
+def test_an_attempt_that_does_not_import_is_reported_once_at_its_line(tmp_path, capsys, starter, line, error):
+    tests = "def test_a(impl):\n    assert impl.answer() == 42\n\n\ndef test_b(impl):\n    assert impl.answer() > 0\n"
+    assert practice.main(["toy-problem", "--practice", str(toy_problem(tmp_path, starter, tests))]) == 1
     out, err = capsys.readouterr()
     assert "practice/toys/toy_problem/starter.py does not import" in err
-    assert 'toy_problem/starter.py", line 2' in err and "SyntaxError" in err
-    assert err.count("SyntaxError") == 1, err
+    assert f'toy_problem/starter.py", line {line}' in err and err.count(error) == 1, err
+    assert "jaxbook/practice.py" not in err and "importlib" not in err, "the checker's frames are noise"
     assert "AttributeError" not in out + err
     assert not [line for line in out.splitlines() if line.split()[:1] in (["PASS"], ["FAIL"])]
     assert "ERROR  practice/toys/toy_problem/starter.py" in out
 
 
-def test_error_at_import_time_shows_the_attempts_line(tmp_path, capsys):
-    tree = toy_problem(
-        tmp_path,
-        "import math\n\nSCALE = math.tau / undefined_name\n",
-        "def test_a(impl):\n    assert impl.answer() == 42\n",
-    )
-    assert practice.main(["toys/toy-problem", "--practice", str(tree)]) == 1
-    err = capsys.readouterr().err
-    assert 'toy_problem/starter.py", line 3' in err and "NameError" in err
-    assert "importlib" not in err, "frames of the import machinery are noise"
-
-
-def test_setup_errors_are_reported_as_error_not_fail(tmp_path):
+def test_the_report_names_each_outcome_and_a_failures_requirements_and_smallest_example(tmp_path):
+    """What a learner reads: PASS, FAIL, or ERROR for a test that could not be set up; under a
+    failure, the requirements its test names, with their sentences from the statement, and
+    Hypothesis's smallest failing example (the small profile); the verdict."""
     tests = """import pytest
+from hypothesis import given, strategies as st
 
 
 @pytest.fixture
@@ -122,32 +116,6 @@ def broken():
 
 def test_setup_breaks(impl, broken):
     pass
-
-
-def test_fails(impl):
-    assert impl.answer() == 41
-
-
-def test_passes(impl):
-    assert impl.answer() == 42
-"""
-    # The attempt imports JAX: make check must configure the runtime before importing it.
-    starter = "import jax.numpy as jnp\n\n\ndef answer():\n    return int(jnp.int32(42))\n"
-    practice = toy_problem(tmp_path, starter, tests)
-    result = run_check(practice, env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV})
-    assert result.returncode == 1, result.stdout + result.stderr
-    lines = [line.split() for line in result.stdout.splitlines()]
-    assert ["ERROR", "test_setup_breaks"] in lines, result.stdout
-    assert ["FAIL", "test_fails"] in lines, result.stdout
-    assert ["PASS", "test_passes"] in lines, result.stdout
-    assert "1/3 tests pass: not yet (1 could not be set up: ERROR)" in result.stdout
-
-
-def test_a_failed_requirement_is_shown_with_its_sentence_and_smallest_counterexample(tmp_path):
-    """The learner's report: a failing test names the requirements it checks, with their sentences
-    from the statement page, and Hypothesis's smallest failing example (the small profile)."""
-    tests = """import pytest
-from hypothesis import given, strategies as st
 
 
 @pytest.mark.requirement(2)
@@ -160,15 +128,60 @@ def test_stays_below_the_limit(impl, n):
 def test_zero(impl):
     assert impl.answer(0) == 0
 """
-    practice = toy_problem(tmp_path, "def answer(n):\n    return n\n", tests)
+    # The attempt imports JAX: make check must configure the runtime before importing it.
+    starter = "import jax.numpy as jnp\n\n\ndef answer(n):\n    return int(jnp.int32(n))\n"
+    practice = toy_problem(tmp_path, starter, tests)
     (practice / "toys" / "toy_problem.md").write_text(
         "# Toy\n\nThe tests check each requirement below; `make check` names the number of any that "
         "fails.\n\n1. `answer(0)` is 0.\n2. The answer stays below 100\n   for every input.\n",
         encoding="utf-8",
     )
-    result = run_check(practice)
+    result = run_check(practice, env={k: v for k, v in os.environ.items() if k not in runtime.JAX_ENV})
     assert result.returncode == 1, result.stdout + result.stderr
-    report = result.stdout[result.stdout.index("FAIL") :]
+    report = result.stdout[
+        result.stdout.rindex("\npractice/toys/toy_problem/starter.py\n") :
+    ]  # after pytest's
+    lines = [line.split() for line in report.splitlines()]
+    assert ["ERROR", "test_setup_breaks"] in lines, result.stdout
+    assert ["FAIL", "test_stays_below_the_limit"] in lines and ["PASS", "test_zero"] in lines, result.stdout
     assert "requirement 2: The answer stays below 100 for every input." in report, result.stdout
     assert "requirement 1" not in report  # its test passed
     assert "test_stays_below_the_limit(\n" in report and "n=100," in report, result.stdout
+    assert report.endswith("\n1/3 tests pass: not yet (1 could not be set up: ERROR)\n"), result.stdout
+
+
+DRAWS = """
+import sys
+from hypothesis import given, strategies as st
+from jaxbook import practice
+
+if sys.argv[1] == "profile":
+    practice.use_profiles("large")
+else:  # Hypothesis's own derandomized draws
+    from hypothesis import settings
+    settings.register_profile("plain", derandomize=True, database=None, max_examples=200)
+    settings.load_profile("plain")
+
+
+def draws() -> list:
+    seen = []
+    given(st.floats(allow_nan=False), st.integers())(lambda x, n: seen.append((x, n)))()
+    return seen
+
+
+first = draws()
+sys.path.insert(0, sys.argv[2])
+import many_constants  # noqa: E402, F401 -- a local module, as a problem's solution is
+print(first == draws())
+"""
+
+
+@pytest.mark.parametrize("profile", ["profile", "plain"])
+def test_a_propertys_examples_do_not_depend_on_what_else_was_imported(tmp_path, profile):
+    # Hypothesis draws constants from local modules, so a test's examples would depend on which
+    # tests its worker ran before it (CI drew other examples than this machine).
+    constants = "".join(f"C{i} = {i * 7919 + 0.5}\nN{i} = {i * 104729}\n" for i in range(200))
+    (tmp_path / "many_constants.py").write_text(constants, encoding="utf-8")
+    script = [sys.executable, "-c", DRAWS, profile, str(tmp_path)]
+    run = subprocess.run(script, capture_output=True, text=True, cwd=ROOT)
+    assert run.stdout.strip() == str(profile == "profile"), run.stderr

@@ -1,21 +1,11 @@
 """The downloadable notebooks run as a reader runs them, and agree with the site.
 
-Each notebook from ``_build/html/_sources/`` is executed with nbclient in a fresh folder outside
-the repository, by the plain ``python3`` ipykernel (not the book's kernel), with no JAX device
-flags, no ``PYTHONPATH``, no Jupyter path pointing into the repository and no JAX compilation
-cache (see :func:`reader_env`). Its cells are compared
-with the site's executed notebook (``_build/jupyter_execute/``, written by MyST-NB during the
-strict build): each cell prints what the page shows under it, the same cells error, with the same
-exception class, and the cells the download adds never error. Printed floats are compared as the
-build compares them (:mod:`jaxbook.compare`, within each snippet's tolerance), and the reader's
-kernel compiles as another CPU than the build's (:data:`OTHER_CPU`: an older instruction set,
-narrower vectors), so an output that moves with the CPU by more than its tolerance fails here,
-not on the next machine that builds the book. A practice notebook's
-check must report "not yet" for the starter and every test passing once the reference solution is
-pasted into the code cell.
-
-Kernels talk over Unix sockets (``transport="ipc"``) in a folder of their own, not over TCP, so
-kernels started at the same time by several xdist workers cannot race for a port.
+Each notebook of ``_build/html/_sources/`` runs in a plain ``python3`` ipykernel in an empty folder
+outside the repository, without the book's settings (:func:`reader_env`), compiling for another CPU
+(:data:`OTHER_CPU`). Each cell must print what the page shows under it (floats within the
+snippet's tolerance, as the build compares), raise what the site's cell raised, and the cells the
+download adds never raise; a practice notebook's check says "not yet" for the starter and "solved"
+for the reference solution. Kernels talk over Unix sockets, so parallel kernels race for no port.
 """
 
 from __future__ import annotations
@@ -26,6 +16,8 @@ import os
 import platform
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -33,12 +25,13 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
+from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
 
 from jaxbook import ROOT, compare, layout, pages, runtime
 from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
-from jaxbook.downloads import DIRECTIVE, requirement_cells, source
+from jaxbook.downloads import NotebookError, markdown_cells, reader_notebook, source
 from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
@@ -57,20 +50,14 @@ print(json.dumps({n: s and list(s.submodule_search_locations or [s.origin])
                  | {n: os.environ.get(n) for n in VARIABLES}))""".replace(
     "VARIABLES", repr(("XLA_FLAGS", *runtime.CACHE_VARIABLES))
 )
-#: XLA flags of the reader's kernel: it compiles as another CPU than the build machine's
-#: (:data:`jaxbook.runtime.READER_CPU`: on x86-64, AVX2 with 128-bit vectors), so a cell whose
-#: output moves with the CPU by more than its tolerance fails here, not on the next CI machine, host
-#: or reader's laptop. Fused multiply-add stays on: x86 CPUs have had it since 2013, 64-bit Arm
-#: always. Empty on Arm, where no other CPU can be emulated.
+#: XLA flags of the reader's kernel: another CPU than the build's (:data:`jaxbook.runtime.READER_CPU`,
+#: on x86-64 AVX2 with 128-bit vectors), so an output that moves with the CPU fails here; empty on Arm.
 OTHER_CPU = runtime.OTHER_CPUS[runtime.READER_CPU] if runtime.READER_CPU else ""
 
 
 def reader_env(folder: Path) -> dict:
     """The environment of a reader's Jupyter: nothing of the book, no device flags, and not the
-    test session's JAX compilation cache (:func:`jaxbook.runtime.compilation_cache_env`), which
-    a reader does not have: loading a program from it takes a fraction of its compile time, so a
-    page that times compilations (control_flow's unrolled loop against ``lax.scan``) would compare
-    loads, not compiles."""
+    test session's JAX compilation cache (a page that times compiles would time loads)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -97,17 +84,15 @@ def stdout_of(cell) -> str:
 
 
 def shown(site_cell) -> str:
-    """What the page shows a site cell printed: its first stream output, into which MyST-NB merges
-    the later ones (``nb_merge_streams``; it keeps them in the notebook it writes too)."""
+    """What the page shows a site cell printed: its first stream output (MyST-NB merges the later
+    ones into it)."""
     streams = [o.text for o in site_cell.get("outputs", []) if o.output_type == "stream"]
     return normalise(streams[0] if streams else "")
 
 
 def printed(cell, stream: str) -> str:
-    """What a reader's code cell wrote to ``stream`` (stdout or stderr), with what varies between
-    runs and machines replaced as the build replaces it (:func:`jaxbook.snippet.scrub`,
-    :func:`jaxbook.outputs.normalise`). Colour codes are kept: the page has none, and the reader's
-    Jupyter must print none either (JAX colours jaxprs there unless the set-up cell says not to)."""
+    """What a reader's code cell wrote to ``stream``, normalised as the build normalises. Colour
+    codes are kept: the page has none, so a jaxpr Jupyter colours differs."""
     text = "".join(o.text for o in cell.get("outputs", []) if o.get("name") == stream)
     return normalise(scrub(text))
 
@@ -117,13 +102,10 @@ LOCATION = re.compile(r"^\S+:\d+: ")
 
 
 def print_difference(site_cell, cell, tolerance: Tolerance = compare.DEFAULT) -> str | None:
-    """How the reader's cell's printed output differs from the page's, or None. Printed floats
-    may differ within ``tolerance``, the snippet's (:mod:`jaxbook.compare`, as the build compares).
-
-    The build's kernel shows stdout and stderr in the order written; ipykernel sends them on two
-    streams. So when the reader's cell also wrote to stderr (a warning, a log line), each line of
-    the page must be the next line the reader printed to stdout or a line it wrote to stderr
-    (a warning's location aside), and every stdout line must be used."""
+    """How the reader's cell's printed output differs from the page's (floats within
+    ``tolerance``), or None. The page interleaves stdout and stderr; ipykernel keeps them apart, so
+    each page line must be the reader's next stdout line or one of its stderr lines (a warning's
+    location aside), and every stdout line must be used."""
     page, out, err = shown(site_cell), printed(cell, "stdout"), printed(cell, "stderr")
     if err:
         written = {LOCATION.sub("", line) for line in err.splitlines()}
@@ -335,8 +317,6 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     import contextlib
     import io
 
-    from jaxbook.downloads import reader_notebook
-
     here = io.StringIO()
     with contextlib.redirect_stdout(here):
         exec(ROUNDING, {})
@@ -353,24 +333,6 @@ def test_the_readers_kernel_rounds_as_another_cpu(tmp_path):
     assert json.loads(stdout_of(notebook.cells[-1])) != json.loads(here.getvalue()), (
         f"a float32 dot gives the same bits with {OTHER_CPU}: the reader's kernel rounds as the build's"
     )
-
-
-@pytest.mark.inputs()  # the set-up cell of every download, and a jaxpr of its own
-def test_the_readers_jupyter_prints_jaxprs_in_plain_text_as_the_page_does(tmp_path):
-    """JAX colours a printed jaxpr in Jupyter (ipykernel's ZMQInteractiveShell) unless the set-up
-    cell turns it off, as the build's kernel has it off (:data:`jaxbook.runtime.JAX_ENV`)."""
-    from jaxbook.downloads import setup_cells
-
-    jaxpr = "import jax, jax.numpy as jnp\nprint(jax.make_jaxpr(jnp.sin)(1.0))"
-    setup = next(c for c in setup_cells([]) if c["metadata"].get("jaxbook", {}).get("role") == "setup")
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(setup["source"]), nbformat.v4.new_code_cell(jaxpr)]
-    )
-    with Reader(notebook, tmp_path) as kernel:
-        kernel.run_all()
-    text = stdout_of(notebook.cells[-1])
-    assert "lambda" in text and "sin" in text, notebook.cells[-1].outputs
-    assert "\x1b[" not in text, f"the reader's jaxpr is coloured: {text!r}"
 
 
 def test_print_difference_compares_what_a_reader_sees_with_the_page():
@@ -408,26 +370,14 @@ def test_print_difference_compares_what_a_reader_sees_with_the_page():
 
 
 def unexecuted(page: str) -> dict:
-    """What MyST-NB writes for ``page``, minus the outputs: Markdown cells and snippet cells."""
+    """The notebook MyST-NB reads from ``page``, before it runs."""
     path = ROOT / f"{page}.md"
-    lines = path.read_text(encoding="utf-8").split("\n")
-    body_start = lines.index("---", 1) + 1
-    cells, start = [], body_start
-    for cell in pages.read(path).cells:
-        cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start : cell.line - 1])))
-        snippet = pages.loaded(path, cell.load)
-        cells.append(
-            nbformat.v4.new_code_cell(snippet.read_text(encoding="utf-8"), metadata={"load": cell.load})
-        )
-        start = cell.end
-    cells.append(nbformat.v4.new_markdown_cell("\n".join(lines[start:])))
-    return json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=cells)))
+    return read_myst_markdown_notebook(path.read_text(encoding="utf-8"), path=path)
 
 
 @pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
-    from jaxbook.downloads import reader_notebook
     from jaxbook.snippet import parse_declaration
 
     notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
@@ -449,9 +399,11 @@ def test_notebook_structure(page):
             assert declared == ("raises-exception" in cell.metadata.get("tags", []))
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            for line in cell.source.split("\n"):
-                assert not line.startswith("%%")
-                assert not DIRECTIVE.match(line.strip()), f"a MyST directive Jupyter shows as code: {line}"
+            assert not any(line.startswith("%%") for line in cell.source.split("\n"))
+            shown_as_code = [t.info for t in pages.tokens(cell.source) if t.info.startswith("{")]
+            assert not shown_as_code, f"MyST directives Jupyter shows as code: {shown_as_code}"
+    pip = re.search(r"`pip install ([^`]*)`", notebook.cells[1].source)[1].split()
+    assert not {w.split("/")[0].removesuffix(".py") for w in written} & set(pip), f"installs its own: {pip}"
     if page.startswith("practice/"):
         problem = ROOT / page
         attempts = [c for c in code_cells if role(c) == "attempt"]
@@ -470,23 +422,43 @@ def test_notebook_structure(page):
 
 
 @pytest.mark.inputs()
-def test_admonitions_become_quotations_and_other_directives_fail_naming_the_line(tmp_path):
-    from jaxbook.downloads import UnknownDirective, markdown_cells
-
+def test_directives_become_what_jupyter_shows(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(
         "# Page\n\n```{admonition} An advanced step\n:class: note\nRead [this](other.md) first.\n```\n\n"
         "```{warning} It costs\na second line.\n```\n\n````markdown\n```{figure} shown.png\n```\n````\n\n"
-        "```{figure} plot.png\n:alt: A plot\n```\n"
+        "::::{only} html\nRun:\n\n```bash\nmake check\n```\n::::\n\n"
+        "```{only} notebook\n---\nclass: x\n---\nRun the last cell.\n```\n\n"
+        "- In a list:\n\n  ```{tip}\n  Indented.\n  ```\n"
     )
-    text = page.read_text()
-    shown = "".join(c["source"] for c in markdown_cells(text[: text.rindex("```{figure}")], page, None))
+    shown = "".join(c["source"] for c in markdown_cells(page.read_text(), page, None))
     assert shown == (
         "# Page\n\n> **An advanced step**\n>\n> Read [this](other.md) first.\n\n"
-        "> **Warning**\n>\n> It costs\n> a second line.\n\n````markdown\n```{figure} shown.png\n```\n````"
+        "> **Warning**\n>\n> It costs\n> a second line.\n\n````markdown\n```{figure} shown.png\n```\n````\n\n"
+        "Run the last cell.\n\n- In a list:\n\n  > **Tip**\n  >\n  > Indented."
     )
-    with pytest.raises(UnknownDirective, match=r"page\.md:17: the directive \{figure\} has no form"):
-        markdown_cells(text, page, None)
+
+
+@pytest.mark.inputs()
+@pytest.mark.parametrize(
+    "markdown, error",
+    [
+        (
+            "````{dropdown} More\nText.\n\n```{figure} plot.png\n:alt: A plot\n```\n````",
+            r"page\.md:6: the directive \{figure\} plot\.png has no form",
+        ),
+        ("::::{only} latex\nPrinted.\n::::", r"page\.md:3: the directive \{only\} latex has no form"),
+        (
+            "::::{only} html\n```bash\nmake check\n```\n::::\n\n```bash\nmake check\n```",
+            r"page\.md:9: `make` runs in a clone .* \{only\} html",
+        ),
+    ],
+)
+def test_markdown_the_notebook_cannot_show_fails_naming_its_line(tmp_path, markdown, error):
+    page = tmp_path / "page.md"
+    page.write_text(f"# Page\n\n{markdown}\n")
+    with pytest.raises(NotebookError, match=error):
+        markdown_cells(page.read_text(), page, None)
 
 
 #: A file of the book named in an output: a snippet, a helper, a practice module.
@@ -549,43 +521,25 @@ def test_links_in_the_notebooks_reach_pages_of_the_site(built_site):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.inputs("practice")  # a problem's files and statement; `make check` finds it in practice/
+@pytest.mark.inputs("practice", "snippets/practice/masked_mean.py")  # its statement, problem and demo
 def test_notebook_check_prints_the_report_of_make_check(tmp_path):
-    """The notebook's check (files written into an empty folder) and `make check` agree line by line."""
-    import subprocess
-    import sys
-
-    problem = ROOT / "practice" / "arrays" / "masked_mean"
-    files = [ROOT / "jaxbook" / "practice.py", problem / "starter.py"]
-    for test in problem.glob("test_*.py"):
-        files += project_dependencies(test, ROOT)
-    for file in dict.fromkeys(files):
-        target = tmp_path / file.relative_to(ROOT)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
-    for cell in requirement_cells(problem, ROOT):  # the statement's requirements, as the notebook writes them
-        magic, text = source(cell).split("\n", 1)
-        (tmp_path / magic.removeprefix("%%writefile ")).write_text(text + "\n", encoding="utf-8")
+    """The notebook's check, its files written into an empty folder, and `make check` agree line by line."""
+    page = "practice/arrays/masked_mean"
+    cells = reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT)["cells"]
+    for cell in cells:
+        magic, _, text = source(cell).partition("\n")
+        if magic.startswith("%%writefile "):
+            (tmp_path / magic.split()[1]).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / magic.split()[1]).write_text(text + "\n", encoding="utf-8")
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
-    code = (
-        "from jaxbook.practice import check; check('practice/arrays/masked_mean/starter.py', "
-        "'practice/arrays/masked_mean')"
-    )
-    notebook = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-    )
-    make = subprocess.run(
-        [sys.executable, "-m", "jaxbook.practice", "masked-mean"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = {"capture_output": True, "text": True, "timeout": 600}
+    notebook = subprocess.run([sys.executable, "-c", source(cells[-1])], cwd=tmp_path, env=env, **run)
+    make = subprocess.run([sys.executable, "-m", "jaxbook.practice", "masked-mean"], cwd=ROOT, **run)
 
-    def report(output: str) -> list[str]:
+    def report(output: str, label: str) -> list[str]:
         lines = output.splitlines()
-        start = max(i for i, line in enumerate(lines) if line == "practice/arrays/masked_mean/starter.py")
-        return lines[start:]
+        return lines[len(lines) - lines[::-1].index(label) :]
 
-    assert report(notebook.stdout) == report(make.stdout), notebook.stdout + notebook.stderr
-    assert report(make.stdout)[-1].endswith("tests pass: not yet") and len(report(make.stdout)) >= 5
+    shown = report(make.stdout, f"{page}/starter.py")
+    assert report(notebook.stdout, "masked_mean.py") == shown, notebook.stdout + notebook.stderr
+    assert shown[-1].endswith("tests pass: not yet") and len(shown) >= 5

@@ -22,7 +22,7 @@ FLOAT16 = "# tolerance: rtol=1e-3 -- float16 training: the CPU decides the last 
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory):
+def book(tmp_path_factory):
     book = Book(tmp_path_factory.mktemp("outputs"), outputs=True)
     book.snippet("twins/one.py", TWIN, "I am one.py\n")
     book.snippet("twins/two.py", TWIN, "I am two.py\n")
@@ -52,6 +52,11 @@ def build(tmp_path_factory):
     book.page("missing", "missing/none.py")
     book.page("dep", "dep/old.py")
     book.page("other", body="A reference to {ref}`a-label-that-does-not-exist`: a Sphinx warning of its own.")
+    return book
+
+
+@pytest.fixture(scope="module")
+def build(book):
     return book.build()
 
 
@@ -154,3 +159,13 @@ def test_a_float_within_its_declared_tolerance_passes_and_one_beyond_it_fails(bu
     (line,) = warnings_about(build, "snippets/numbers/moved.py: output differs from its .out")
     assert "line 1: 2.9873 where 2.9973 was expected" in line
     assert "w after 200 steps: 2.9968" in build.page("numbers")  # the page shows the real output
+
+
+def test_a_page_with_a_failing_cell_is_read_again_by_the_next_build(book, build):
+    # Nothing changed and every .out exists: only the failures make Sphinx read a page again.
+    again = book.build()
+    reading = again.output[again.output.find("updating environment") : again.output.find("looking for now")]
+    reread = set(re.findall(r"guide/(\w+)", reading))
+    assert {"flip", "mixed", "numbers"} <= reread, again.output
+    assert "twins" not in reread, again.output
+    assert warnings_about(again, "snippets/flip/check.py")

@@ -1,12 +1,11 @@
 """A test is skipped only while every input of its last pass is unchanged (tests/pass_cache.py).
 
-Each test here runs pytest, with the plugin on, on a tiny repository of its own: a page, a
-snippet, a test file; the tests of that repository log each time they really run.
+Each test here runs pytest with the plugin on a tiny repository of its own (a page, a snippet, a
+practice problem, test files) whose tests log each time they really run.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -68,40 +67,68 @@ def test_visits_a_built_page(browser_page):
     log("visits_a_built_page")
 """
 
+#: A test of another file, which imports a tool.
+OTHER = """\
+import os
+
+import pytest
+
+from tools import other_helper
+
+
+@pytest.mark.inputs()
+def test_other():
+    with open(os.environ["RUN_LOG"], "a") as file:
+        file.write("other\\n")
+    assert other_helper.VALUE == 1
+"""
+
+#: A practice problem's test: it reads its folder, without declaring it.
+PROBLEM = """\
+import os
+from pathlib import Path
+
+
+def test_problem():
+    with open(os.environ["RUN_LOG"], "a") as file:
+        file.write("problem\\n")
+    assert Path(__file__).with_name("starter.py").read_text()
+"""
+
 
 class Repository:
-    """A tiny repository with the plugin on; :meth:`run` returns which of its tests really ran."""
+    """A tiny git repository with the plugin on; :meth:`run` says which of its tests really ran."""
 
     def __init__(self, folder: Path):
-        self.root = folder / "repo"
-        self.log = folder / "ran.log"
-        (self.root / "snippets" / "demo").mkdir(parents=True)
-        (self.root / "guide").mkdir()
-        (self.root / "_build").mkdir()
-        (self.root / ".gitignore").write_text("_build/\n__pycache__/\n")
-        (self.root / "pyproject.toml").write_text(
-            '[tool.pytest.ini_options]\naddopts = "-p tests.pass_cache -p no:cacheprovider '
-            '--import-mode=importlib -rs"\n'
-        )
-        (self.root / "guide" / "demo.md").write_text("# Demo\n")
-        (self.root / "snippets" / "demo" / "hello.py").write_text("print('hello')\n")
-        (self.root / "_build" / "out.txt").write_text("one\n")
-        (self.root / "_build" / "built.txt").write_text("one\n")
-        (self.root / "test_demo.py").write_text(TESTS)
+        self.root, self.log = folder / "repo", folder / "ran.log"
+        self.write(".gitignore", "_build/\n__pycache__/\n")
+        addopts = "-p tests.pass_cache -p no:cacheprovider --import-mode=importlib -rs"
+        self.write("pyproject.toml", f'[tool.pytest.ini_options]\naddopts = "{addopts}"\n')
+        self.write("guide/demo.md", "# Demo\n")
+        self.write("snippets/demo/hello.py", "print('hello')\n")
+        self.write("_build/out.txt", "one\n")
+        self.write("_build/built.txt", "one\n")
+        self.write("tests/test_demo.py", TESTS)
+        self.write("tests/other/test_other.py", OTHER)
+        self.write("tests/other/conftest.py", "# above test_other.py only\n")
+        self.write("conftest.py", "# above every test\n")
+        self.write("tools/__init__.py", "")  # a package, as the book's tools/ is
+        self.write("tools/other_helper.py", "VALUE = 1\n")
+        self.write("tools/unused.py", "print('a tool')\n")
+        self.write("README.md", "# Demo\n")
+        self.write("practice/demo/starter.py", "VALUE = 1\n")
+        self.write("practice/demo/test_problem.py", PROBLEM)
         settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
         git = ["git", *(f for s in settings for f in ("-c", s))]
-        subprocess.run([*git, "init", "-q"], cwd=self.root, check=True)
-        subprocess.run([*git, "add", "."], cwd=self.root, check=True)
-        subprocess.run([*git, "commit", "-qm", "repo"], cwd=self.root, check=True)
+        for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "repo"]):  # all tracked
+            subprocess.run([*git, *command], cwd=self.root, check=True)
+        ran, output = self.run()
+        assert ran == EVERY, output
 
     def run(self, **env: str) -> tuple[set[str], str]:
         """The tests that ran (not skipped), and pytest's output."""
         self.log.write_text("")
-        clean = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in (pass_cache.STATE, pass_cache.RECHECK, "PYTEST_ADDOPTS")
-        }
+        clean = {k: v for k, v in os.environ.items() if k not in (*pass_cache.PER_RUN, "PYTEST_ADDOPTS")}
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"],
             cwd=self.root,
@@ -117,123 +144,64 @@ class Repository:
         (self.root / name).parent.mkdir(parents=True, exist_ok=True)
         (self.root / name).write_text(text)
 
-    def commit(self) -> None:
-        """Track every file, as a contributor's commit does (untracked files are nobody's input)."""
-        settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
-        git = ["git", *(f for s in settings for f in ("-c", s))]
-        subprocess.run([*git, "add", "."], cwd=self.root, check=True)
-        subprocess.run([*git, "commit", "-qm", "more"], cwd=self.root, check=True)
 
-
-EVERY = {
-    "reads_the_book",
-    "fails_while_asked",
-    "reads_no_content",
-    "reads_a_build",
-    "opens_a_page",
-    "visits_a_built_page",
-}
+BOOK_READERS = {"reads_the_book", "fails_while_asked"}
+DEMO = {*BOOK_READERS, "reads_no_content", "reads_a_build", "opens_a_page", "visits_a_built_page"}
+EVERY = {*DEMO, "other", "problem"}
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Repository:
-    """The repository after a first run, where every test passed."""
-    repository = Repository(tmp_path_factory.mktemp("pass-cache"))
-    ran, output = repository.run()
-    assert ran == EVERY, output
-    return repository
+    """A repository after a first run, where every test passed (for tests that change nothing)."""
+    return Repository(tmp_path_factory.mktemp("pass-cache"))
 
 
 @pytest.fixture
 def fresh(tmp_path) -> Repository:
-    repository = Repository(tmp_path)
-    ran, output = repository.run()
-    assert ran == EVERY, output
-    return repository
+    """A repository of the test's own, after a first run, where every test passed."""
+    return Repository(tmp_path)
 
 
 def test_a_passed_test_is_skipped_next_time_and_says_why(repo):
     ran, output = repo.run()
     assert ran == set(), output
-    assert "5 skipped" in output and "unchanged since it passed" in output, output
+    assert "7 skipped" in output and "unchanged since it passed" in output, output
 
 
-def test_an_edited_snippet_rechecks_the_tests_that_read_the_book(fresh):
-    fresh.write("snippets/demo/hello.py", "print('hello again')\n")
-    ran, output = fresh.run()
-    assert ran == {"reads_the_book", "fails_while_asked"}, output
-    assert fresh.run()[0] == set()
-
-
-def test_an_edited_page_rechecks_the_tests_that_read_the_book(fresh):
-    fresh.write("guide/demo.md", "# Demo, edited\n")
-    assert fresh.run()[0] == {"reads_the_book", "fails_while_asked"}
-
-
-def test_an_edited_test_file_rechecks_its_tests(fresh):
-    fresh.write("test_demo.py", TESTS + "\n# edited\n")
-    assert fresh.run()[0] == EVERY
-
-
-OTHER = """\
-import os
-
-from tools import other_helper
-
-
-def test_other():
-    with open(os.environ["RUN_LOG"], "a") as file:
-        file.write("other\\n")
-    assert other_helper.VALUE == 1
-"""
-
-
-def test_a_test_is_keyed_by_its_own_code_not_by_other_tests_tools_or_the_readme(fresh):
-    """A test's key holds its file, the conftest.py files above it and what they import, and the
-    machinery; an edit of another test file, of a tool it does not import or of README.md
-    re-checks nothing of it."""
-    fresh.write("README.md", "# Demo\n")
-    fresh.write("tools/other_helper.py", "VALUE = 1\n")
-    fresh.write("tools/unused.py", "print('a tool')\n")
-    fresh.write("tests/test_other.py", OTHER)
-    fresh.commit()
-    assert fresh.run()[0] == {"other"}
-    for name, text, rechecked in [
-        ("README.md", "# Demo, edited\n", set()),
-        ("tools/unused.py", "print('another tool')\n", set()),
-        ("tests/test_other.py", OTHER + "\n# edited\n", {"other"}),
+def test_an_edit_rechecks_exactly_the_tests_that_can_read_the_file(fresh):
+    """Content re-checks the tests that read it; code the tests whose own code it is (their file,
+    the conftest.py files above it and what they import, a tool included); configuration every
+    test; README.md, or a tool no test imports, none."""
+    for name, rechecked in [
+        ("snippets/demo/hello.py", BOOK_READERS),
+        ("guide/demo.md", BOOK_READERS),
+        ("practice/demo/starter.py", BOOK_READERS | {"problem"}),  # a problem's tests read its folder
+        ("tests/test_demo.py", DEMO),
+        ("tests/other/test_other.py", {"other"}),
+        ("tools/other_helper.py", {"other"}),
+        ("tests/other/conftest.py", {"other"}),
+        ("conftest.py", EVERY),
+        ("pyproject.toml", EVERY),
+        ("README.md", set()),
+        ("tools/unused.py", set()),
     ]:
-        fresh.write(name, text)
-        fresh.commit()
-        assert fresh.run()[0] == rechecked, name
-    fresh.write("tools/other_helper.py", "VALUE = 1  # edited\n")  # imported: its test's code
-    fresh.commit()
-    assert fresh.run()[0] == {"other"}
-    fresh.write("tests/conftest.py", "# a conftest above test_other.py only\n")
-    fresh.commit()
-    assert fresh.run()[0] == {"other"}
-    fresh.write("conftest.py", "# a conftest above every test\n")
-    fresh.commit()
-    assert fresh.run()[0] == EVERY | {"other"}
+        fresh.write(name, (fresh.root / name).read_text() + "\n# edited\n")
+        ran, output = fresh.run()
+        assert ran == rechecked, f"{name}: {output}"
+        assert fresh.run()[0] == set(), name
 
 
 def test_the_book_s_tests_are_keyed_by_the_machinery_and_their_own_code():
-    """In this repository: jaxbook/ and the configuration are in every key; a test file's own
-    code is its file, the plugin, the conftest.py files above it and the helpers it imports."""
-    shared = set(pass_cache.shared())
+    """In this repository: jaxbook/ and the configuration are in every key, README.md, the tools
+    and the tests in none; a test file's own code is its file, the plugin, the conftest.py files
+    above it and the helpers it imports."""
+    shared, tests = set(pass_cache.shared()), ROOT / "tests"
     assert {ROOT / "jaxbook" / "publish.py", ROOT / "conf.py", ROOT / "pyproject.toml"} <= shared
-    assert not {ROOT / "README.md", ROOT / "tools" / "bench.py", ROOT / "tests" / "test_store.py"} & shared
-    own = set(pass_cache.own_files(ROOT / "tests" / "test_uptodate.py"))
-    assert {
-        ROOT / "tests" / "test_uptodate.py",
-        ROOT / "tests" / "pass_cache.py",
-        ROOT / "tests" / "conftest.py",
-        ROOT / "conftest.py",
-        ROOT / "tests" / "helpers.py",
-    } <= own, own
-    assert (
-        ROOT / "tests" / "test_store.py" not in own and ROOT / "tests" / "browser" / "conftest.py" not in own
-    )
+    assert not {ROOT / "README.md", ROOT / "tools" / "bench.py", tests / "test_store.py"} & shared
+    own = set(pass_cache.own_files(tests / "test_uptodate.py"))
+    code = {tests / "test_uptodate.py", tests / "pass_cache.py", tests / "conftest.py", tests / "helpers.py"}
+    assert code | {ROOT / "conftest.py"} <= own, own
+    assert not {tests / "test_store.py", tests / "browser" / "conftest.py"} & own, own
 
 
 def test_a_changed_environment_variable_rechecks_every_test(fresh):
@@ -264,7 +232,7 @@ def test_an_untracked_log_or_scratch_file_changes_nothing(fresh):
     fresh.write("notes.txt", "scratch\n")
     assert fresh.run()[0] == set()
     fresh.write("guide/draft.md", "# Draft\n")
-    assert fresh.run()[0] == {"reads_the_book", "fails_while_asked"}
+    assert fresh.run()[0] == BOOK_READERS
 
 
 def test_a_test_that_reads_a_book_file_its_inputs_do_not_name_fails(fresh):
@@ -272,26 +240,25 @@ def test_a_test_that_reads_a_book_file_its_inputs_do_not_name_fails(fresh):
     practice file, or any tracked file outside its key (README.md), fails the test and names
     the file; reading a declared one does not."""
     fresh.write(
-        "test_reads.py",
+        "tests/test_reads.py",
         "from pathlib import Path\nimport os\nimport pytest\n\n\n"
         "@pytest.mark.inputs()\ndef test_undeclared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
         "@pytest.mark.inputs()\ndef test_lists():\n    os.listdir('snippets/demo')\n\n\n"
         "@pytest.mark.inputs('snippets/demo')\ndef test_declared():\n    Path('snippets/demo/hello.py').read_text()\n\n\n"
         "@pytest.mark.inputs()\ndef test_reads_the_readme():\n    Path('README.md').read_text()\n",
     )
-    fresh.write("README.md", "# Demo\n")
-    fresh.commit()  # a tracked file outside its key, as a page or snippet would be
-    ran, output = fresh.run(JAXBOOK_AUDIT_INPUTS="1")  # a new environment: every test runs
+    ran, output = fresh.run()  # every run that records passes audits the tests it runs
     assert "3 failed" in output and "test_declared read" not in output, output
     assert "test_reads_the_readme read README.md, which its inputs do not name" in output, output
     assert "test_undeclared read snippets/demo/hello.py, which its inputs do not name" in output, output
     assert "test_lists read snippets/demo, which" in output, output
+    assert "3 failed" not in fresh.run(JAXBOOK_AUDIT_INPUTS="0")[1]  # the way out, for a maintainer
 
 
 def test_a_failed_test_is_checked_again_until_it_passes(fresh):
     fresh.write("guide/fail.md", "# Fail\n")
     ran, output = fresh.run()
-    assert ran == {"reads_the_book", "fails_while_asked"} and "1 failed" in output, output
+    assert ran == BOOK_READERS and "1 failed" in output, output
     ran, output = fresh.run()
     assert ran == {"fails_while_asked"} and "1 failed" in output, output
     (fresh.root / "guide" / "fail.md").unlink()
@@ -304,19 +271,10 @@ def test_recheck_runs_every_test(repo):
 
 
 def test_a_half_written_record_is_not_trusted(fresh):
-    files = sorted((fresh.root / pass_cache.FOLDER).rglob("*.json"))
-    assert len(files) == 7  # five tests, two of them also keyed by what they read of the build
-    for path in files:
-        text = path.read_text()
-        json.loads(text)
-        path.write_text(text[: len(text) // 2])
-    assert fresh.run()[0] == EVERY
-
-
-def test_a_record_is_kept_only_for_the_key_it_was_made_for(fresh):
-    for path in (fresh.root / pass_cache.FOLDER).rglob("*.json"):
-        data = json.loads(path.read_text())
-        path.write_text(json.dumps({**data, "key": "0" * 64}))
+    records = [p for p in (fresh.root / pass_cache.FOLDER).rglob("*") if p.is_file()]
+    assert len(records) == 9  # seven tests, two of them also keyed by what they read of the build
+    for path in records:
+        path.write_text(path.read_text()[:-1])
     assert fresh.run()[0] == EVERY
 
 
@@ -332,9 +290,10 @@ def test_a_test_reading_a_build_is_rechecked_only_when_what_it_reads_changed(fre
     assert fresh.run()[0] == set()
 
 
-def test_a_nested_run_checks_everything(repo):
-    """A pytest run started by a test (its environment says the plugin is on above it)."""
-    assert repo.run(**{pass_cache.STATE: "on"})[0] == EVERY
+@pytest.mark.parametrize("state", ["on", "off"])
+def test_a_nested_run_or_one_with_the_cache_off_checks_everything(repo, state):
+    """A pytest run started by a test (the plugin is on above it), or JAXBOOK_PASS_CACHE=off."""
+    assert repo.run(**{pass_cache.STATE: state})[0] == EVERY
 
 
 def test_a_browser_test_of_some_pages_reads_them_and_what_they_load_not_the_other_pages(
@@ -347,7 +306,6 @@ def test_a_browser_test_of_some_pages_reads_them_and_what_they_load_not_the_othe
                  "_static/bundle.css", "_static/x.js", "_sources/guide/b.ipynb", "_images/p.png"]:  # fmt: skip
         (html / name).parent.mkdir(parents=True, exist_ok=True)
         (html / name).write_text(name)
-    monkeypatch.setattr(pass_cache, "ROOT", tmp_path)
     monkeypatch.setattr(pass_cache, "root", tmp_path)
     found = {
         p.relative_to(html).as_posix() for p in pass_cache.built_pages("guide/a.html", "index.html")(None)

@@ -19,24 +19,15 @@ from collections import defaultdict
 
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, pages
 from jaxbook.practice import breaks, caught_by, patched_solution, requirements
 from tests import pass_cache
 
 PRACTICE = ROOT / "practice"
 PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
-SECTIONS = [
-    "arrays",
-    "autodiff",
-    "jit_scan",
-    "vectorization",
-    "optimizers",
-    "attention",
-    "decoding",
-    "sharding",
-    "performance",
-    "capstone",
-]
+SECTIONS = (
+    "arrays autodiff jit_scan vectorization optimizers attention decoding sharding performance capstone"
+).split()
 
 
 def ident(folder):
@@ -57,35 +48,17 @@ def wrong_ident(path):
 
 
 def inner_workers() -> str:
-    """xdist workers of a practice run started by a test: none inside an xdist worker, where
-    the suite's other workers already keep every core busy (a worker's start and its import of
-    JAX would be paid for nothing), two otherwise."""
+    """xdist workers of a practice run a test starts: none inside an xdist worker, whose siblings
+    keep every core busy already, two otherwise."""
     return "0" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
 
 
 def run_practice_tests(impl, report):
     """Run every problem's tests in one pytest subprocess; the junit XML lands in ``report``."""
+    command = [sys.executable, "-m", "pytest", str(PRACTICE), f"--impl={impl}", "--hypothesis-profile=catch"]
+    command += ["-q", "-n", inner_workers(), "-p", "no:cacheprovider", f"--junitxml={report}"]
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(PRACTICE),
-            f"--impl={impl}",
-            "--hypothesis-profile=catch",
-            "-q",
-            "-n",
-            inner_workers(),
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            "-o",
-            "junit_family=xunit1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=1800,
+        [*command, "-o", "junit_family=xunit1"], cwd=ROOT, capture_output=True, text=True, timeout=1800
     )
     for case in ET.parse(report).getroot().iter("testcase"):
         file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
@@ -107,7 +80,11 @@ def test_problem_is_complete(folder):
     page = section / f"{name}.md"
     assert page.is_file(), f"no statement page {page.relative_to(ROOT)}"
     text = page.read_text(encoding="utf-8")
-    assert f"make check PROBLEM={name.replace('_', '-')}" in text
+    only = {t.info: t.content for t in pages.tokens(text) if t.info.startswith("{only}")}
+    assert f"make check PROBLEM={name.replace('_', '-')}" in only.get("{only} html", ""), (
+        "make check: the site's"
+    )
+    assert "{only} notebook" in only, "the page must say how to check an attempt in the notebook"
     assert f"{name}/solution.py" in text, "the page must show the reference solution"
     assert f":load: ../../snippets/practice/{name}.py" in text, "the page must execute the demo"
     assert f"\n{name}\n" in (section / "index.md").read_text(encoding="utf-8"), "not in the section toctree"
@@ -159,8 +136,13 @@ def test_every_requirement_is_tested_and_every_test_names_one(folder):
 
 @pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
 def test_every_requirement_is_broken_by_a_kept_wrong_solution(folder):
-    """Each requirement has a wrong solution that breaks it alone, caught by a test that names it
-    (test_wrong_solution_fails_the_tests_it_names proves that the named tests fail)."""
+    """At least MIN_WRONG_PER_PROBLEM wrong solutions, and each requirement has one that breaks it,
+    caught by a test that names it (test_wrong_solution_fails_the_tests_it_names proves they fail)."""
+    names = [p.stem for p in wrong_files(folder)]
+    assert len(names) >= MIN_WRONG_PER_PROBLEM, (
+        f"{ident(folder)}: keep at least {MIN_WRONG_PER_PROBLEM} plausible wrong answers in "
+        f"{ident(folder)}/wrong/ (found {names})"
+    )
     numbered = requirements(statement(folder))
     tests = named_requirements(folder / f"test_{folder.name}.py")
     shown = set()
@@ -198,15 +180,6 @@ def test_untouched_starter_fails_every_test(folder, starter_outcomes):
     assert len(outcomes) >= 3, f"{ident(folder)}: expected at least 3 tests, found {outcomes}"
     passing = [name for name, failed in outcomes if not failed]
     assert not passing, f"{ident(folder)}: these tests pass without any implementation: {passing}"
-
-
-@pytest.mark.parametrize("folder", PROBLEMS, ids=ident)
-def test_problem_keeps_wrong_solutions(folder):
-    names = [p.stem for p in wrong_files(folder)]
-    assert len(names) >= MIN_WRONG_PER_PROBLEM, (
-        f"{ident(folder)}: keep at least {MIN_WRONG_PER_PROBLEM} plausible wrong answers in "
-        f"{ident(folder)}/wrong/ (found {names})"
-    )
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,17 @@ page gets, and what it concludes. Lighthouse's reports are replaced by made-up s
 
 from __future__ import annotations
 
-import importlib.util
+import types
 
 import pytest
 
 from jaxbook import ROOT
 from jaxbook.pages import NOT_FOUND_PAGE, published_pages
 from tests import pass_cache
+from tools import site_audit
 
-#: The tool it tests, which it loads by path (no import names it), and the book's pages it lists.
+#: The tool it tests (outside jaxbook/) and the book's pages it lists.
 pytestmark = pytest.mark.inputs(pass_cache.book, "tools/site_audit.py")
-
-spec = importlib.util.spec_from_file_location("site_audit", ROOT / "tools" / "site_audit.py")
-site_audit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(site_audit)
 
 
 def report(performance: int, seo: int = 100) -> dict:
@@ -34,16 +31,13 @@ def lighthouse(monkeypatch, tmp_path):
     runs: list[str] = []
     planned: dict[str, list[dict]] = {}
 
-    class Server:
-        def shutdown(self):
-            pass
-
     def fake(url):
         page = url.split("/", 3)[3].removesuffix(".html")
         runs.append(page)
         return planned[page].pop(0)
 
-    monkeypatch.setattr(site_audit, "serve", lambda site, compress=True: (Server(), "http://site/"))
+    server = types.SimpleNamespace(shutdown=lambda: None)
+    monkeypatch.setattr(site_audit, "serve", lambda site, compress=True: (server, "http://site/"))
     monkeypatch.setattr(site_audit, "lighthouse", fake)
     (tmp_path / "index.html").write_text("<p>site</p>", encoding="utf-8")
     return runs, planned, tmp_path

@@ -222,26 +222,8 @@ def test_a_check_that_hangs_or_ends_the_worker_is_stopped_and_the_worker_restart
         worker.stop()
 
 
-def toctree(index):
-    """The entries of the toctree of ``index`` (read as text, not as the program reads it)."""
-    block = index.read_text().split("```{toctree}")[1].split("```")[0]
-    return [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
-
-
-def test_the_plan_and_the_hints_come_from_the_pages():
-    """The plan is the toctrees' order (sections in practice/index.md, problems in each section's
-    index.md), with every problem folder once; each page's hints are its ``{dropdown} Hint`` blocks."""
-    problems = study.plan()
-    assert sorted(p.folder for p in problems) == sorted(
-        p.parent for p in study.PRACTICE.glob("*/*/starter.py")
-    )
-    expected = [
-        f"{section.removesuffix('/index')}/{name}"
-        for section in toctree(study.PRACTICE / "index.md")
-        for name in toctree(study.PRACTICE / section.replace("/index", "/index.md"))
-    ]
-    assert [p.folder.relative_to(study.PRACTICE).as_posix() for p in problems] == expected
-    for problem in problems:
+def test_each_problems_hints_are_its_pages_hint_dropdowns():
+    for problem in study.plan():
         text = problem.page.read_text()
         found = study.hints(problem.page)
         assert len(found) == text.count("{dropdown} Hint:") > 0, problem.name

@@ -23,8 +23,8 @@ def on_config_inited(app, config) -> None:
 
 
 def on_env_updated(app, env) -> list[str]:
-    """In a preview (``make page``), read a page again only when it changed: Sphinx would read on
-    every build each page whose toctree names a page left out of the preview."""
+    """In a preview (``make page``), read a page again only when it changed, not each time its
+    toctree names a page left out."""
     if app.config.jaxbook_preview:
         env.reread_always.clear()
     return []

@@ -13,6 +13,10 @@ from jaxbook.sphinxext.findings import source_finding
 
 #: Tags with which MyST-NB would publish a cell unchecked: any exception passes, or it never runs.
 UNCHECKED_TAGS = ("raises-exception", "skip-execution")
+NOT_A_NOTEBOOK = (
+    "a page with code cells must start with the top matter "
+    "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)"
+)
 
 
 def validate_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]:
@@ -43,24 +47,17 @@ def validate_cell(page: Path, cell: pages.Cell) -> tuple[list[Path], str | None]
     return files, None
 
 
-def page_execution_settings(page: pages.Page) -> list[tuple[str, int]]:
-    """(message, line) for each ``execution*`` setting under ``mystnb`` in the top matter: how
-    pages run is conf.py's decision."""
+def page_execution_settings(page: pages.Page, lines: list[str]) -> list[tuple[str, int]]:
+    """(message, line) for each ``execution*`` setting under ``mystnb`` in the page's top matter
+    (``lines`` is its source): how pages run is conf.py's decision."""
     settings = page.top_matter.get("mystnb")
-    if not isinstance(settings, dict):
-        return []
-    return [
-        (
-            f"the page sets '{key}' under 'mystnb': pages run as conf.py says, every one "
-            "under the snippet contract; remove it",
-            next(
-                (i for i, text in enumerate(page.top_matter_lines, 2) if text.strip().startswith(f"{key}:")),
-                1,
-            ),
-        )
-        for key in settings
-        if str(key).startswith("execution")
-    ]
+    found = []
+    for key in settings if isinstance(settings, dict) else ():
+        if str(key).startswith("execution"):
+            line = next((i for i, text in enumerate(lines, 1) if text.strip().startswith(f"{key}:")), 1)
+            message = f"the page sets '{key}' under 'mystnb': pages run as conf.py says, every one under"
+            found.append((f"{message} the snippet contract; remove it", line))
+    return found
 
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
@@ -70,17 +67,10 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
     page = pages.parse(source[0], path)
     if not page.cells:
         return
-    findings = []
-    if not page.is_notebook:
-        findings.append(
-            (
-                "a page with code cells must start with the top matter "
-                "'---\\nfile_format: mystnb\\nkernelspec: ...\\n---' (see docs/contributing.md)",
-                1,
-            )
-        )
-    findings += page_execution_settings(page)
     lines = source[0].split("\n")
+    findings = page_execution_settings(page, lines)
+    if not page.is_notebook:
+        findings.insert(0, (NOT_A_NOTEBOOK, 1))
     for cell in page.cells:
         tag = next((tag for tag in UNCHECKED_TAGS if tag in cell.tags), None)
         if tag:

@@ -1,6 +1,5 @@
-"""The build's findings (cells that fail): each at its page's line, the page read again by the next
-build, all of them listed at the end with the command that fixes or accepts each, and the details
-of each failing page in ``reports/<page>.txt`` beside the site, never in it."""
+"""The build's findings (failing cells): each at its page's line, read again by the next build, all
+listed at the end with the command that fixes each, details in ``reports/<page>.txt`` beside the site."""
 
 from __future__ import annotations
 
@@ -80,7 +79,6 @@ def on_build_finished(app, exception) -> None:
     outputs_to_accept = sorted(
         {cell.finding.snippet for _, cell in found if cell.finding.kind in ("differs", "missing")}
     )
-    build.mkdir(parents=True, exist_ok=True)
     write_atomic(build / layout.FAILURES, json.dumps({"snippets": outputs_to_accept}, indent=1))
     if not found:
         return

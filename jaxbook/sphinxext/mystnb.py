@@ -1,8 +1,6 @@
-"""MyST-NB takes each page's outputs from the execution store: the one seam with its internals
-(docs/maintainers.md, "Builds"). :func:`install_client` wraps ``create_client``, forwarding what
-it does not read; a page with snippet cells rendered without it fails the build
-(:func:`on_doctree_read`) rather than publish outputs MyST-NB executed itself.
-"""
+"""MyST-NB takes each page's outputs from the execution store, the one seam with its internals:
+:func:`install_client` wraps ``create_client``; a page with snippet cells rendered without it fails
+the build rather than publish outputs MyST-NB executed itself."""
 
 from __future__ import annotations
 
@@ -52,10 +50,6 @@ def executor():
     return started
 
 
-def has_snippets(notebook) -> bool:
-    return any(cell.get("metadata", {}).get("load") for cell in notebook.cells)
-
-
 def install_client(module=None) -> None:
     """Wrap ``module.create_client`` (``myst_nb.sphinx_``'s) so that a page with snippet cells gets
     a client filled from the store (idempotent); raise RuntimeError if its parameters moved."""
@@ -79,7 +73,7 @@ def install_client(module=None) -> None:
             fill_outputs(self)
 
     def create_client(notebook, source, nb_config, logger, *args, **kwargs):
-        if has_snippets(notebook):
+        if any(cell.get("metadata", {}).get("load") for cell in notebook.cells):
             return StoreClient(notebook, Path(source), nb_config, logger)
         return original(notebook, source, nb_config, logger, *args, **kwargs)
 
@@ -123,7 +117,7 @@ def fill_outputs(client) -> None:
     if result.page in executor().executed:
         logger.info(executed_line(result))
     report(_app, docname, found)
-    client.exec_metadata = {
+    client.exec_metadata = {  # MyST-NB's record of the run; jaxbook.downloads offers executed pages
         "mtime": time.time(),
         "runtime": result.seconds or time.perf_counter() - start,
         "method": "jaxbook store",

@@ -1,6 +1,5 @@
-"""Keep the terminal for what a contributor needs: other extensions' routine lines are dropped
-(``-v`` shows them; warnings are never filtered), and the theme's compiled templates are kept
-between builds."""
+"""Other extensions' routine lines kept off the terminal (``-v`` shows them, warnings always show);
+the theme's compiled templates kept between builds."""
 
 from __future__ import annotations
 
@@ -26,9 +25,8 @@ def quiet_filter(texts: tuple[str, ...]):
 
 
 def quiet_libraries() -> None:
-    """Give the root logger, if it has none, Python's fallback handler (WARNING, to stderr), so that
-    a library's ``logging.basicConfig(level=INFO)`` changes nothing (docs/upstream.md,
-    accessible-pygments 1)."""
+    """Give the root logger, if it has none, a WARNING handler, so that a library's
+    ``logging.basicConfig(level=INFO)`` changes nothing (docs/upstream.md, accessible-pygments 1)."""
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler()
