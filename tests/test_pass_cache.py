@@ -191,6 +191,7 @@ def test_an_edit_rechecks_exactly_the_tests_that_can_read_the_file(fresh):
         assert fresh.run()[0] == set(), name
 
 
+@pytest.mark.inputs("tests/test_uptodate.py", "tests/helpers.py")  # read for their imports
 def test_the_book_s_tests_are_keyed_by_the_machinery_and_their_own_code():
     """In this repository: jaxbook/ and the configuration are in every key, README.md, the tools
     and the tests in none; a test file's own code is its file, the plugin, the conftest.py files
