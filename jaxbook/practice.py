@@ -72,12 +72,16 @@ def use_profiles(name: str) -> None:
     deadline (a first call compiles), no database, no explain phase (it reruns a JAX compile)."""
     try:
         from hypothesis import HealthCheck, Phase, settings
-        from hypothesis.internal.conjecture import providers
     except ImportError:  # a problem without properties runs without Hypothesis
         return
-    # Hypothesis also draws constants read from every local module imported so far, so a test's
-    # examples depended on what ran before it in its process; a test draws from its strategies only.
-    providers._get_local_constants = providers.Constants
+    try:  # a private function of Hypothesis 6.131+: tests/test_check.py fails if it stops mattering
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        providers = None
+    if hasattr(providers, "_get_local_constants"):
+        # Hypothesis also draws constants read from every local module imported so far, so a
+        # test's examples depended on what ran before it; a test draws from its strategies only.
+        providers._get_local_constants = providers.Constants
     for profile, examples in PROFILES.items():
         skipped = {Phase.explain, Phase.shrink} if profile == "catch" else {Phase.explain}
         settings.register_profile(
