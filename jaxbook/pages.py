@@ -97,15 +97,15 @@ def tokens(text: str) -> list:
 def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
     from myst_parser.parsers.directives import parse_directive_text
 
-    tokens = _parser().parse(text + "\n")
+    blocks = tokens(text + "\n")
     lines = text.split("\n")
     top_matter, cells, toctree = None, [], []
-    if tokens and tokens[0].type == "front_matter":
+    if blocks and blocks[0].type == "front_matter":
         try:
-            top_matter = yaml.safe_load(tokens[0].content)
+            top_matter = yaml.safe_load(blocks[0].content)
         except yaml.YAMLError:
             pass  # MyST reports it
-    for token in tokens:
+    for token in blocks:
         if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
             toctree += filter(None, map(_toctree_entry, token.content.split("\n")))
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
