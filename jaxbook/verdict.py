@@ -106,7 +106,7 @@ def verdict(
     return Finding(name, "differs", summary, details, tuple(changed))
 
 
-def helper_commands(findings: list[Finding], root: Path) -> list[str]:
+def helper_commands(findings: list[Finding]) -> list[str]:
     """One line per helper module that changed since the outputs of ``findings`` last matched:
     the helper, how many of the outputs it may explain, and the command that accepts them all."""
     counts = Counter(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sphinx.util import logging
 
-from jaxbook import book_root, layout
+from jaxbook import layout
 from jaxbook.files import write_atomic
 from jaxbook.snippet import display_path
 from jaxbook.verdict import Finding, helper_commands
@@ -86,7 +86,7 @@ def on_build_finished(app, exception) -> None:
     logger.info(f"{len(found)} failing cell(s) in the book:", color="red")
     for docname, cell in found:
         logger.info(f"  {app.env.doc2path(docname, False)}:{cell.line}: {cell.finding.summary}")
-    for command in helper_commands([cell.finding for _, cell in found], book_root()):
+    for command in helper_commands([cell.finding for _, cell in found]):
         logger.info(f"  {command}")
     if len(outputs_to_accept) > 1:
         logger.info(f"  to accept all {len(outputs_to_accept)} outputs listed above: `make outputs FAILED=1`")
