@@ -8,7 +8,7 @@ AXE := node_modules/axe-core/package.json
 # Where the tools write (jaxbook/layout.py's BUILD; tests/test_uptodate.py checks they agree)
 BUILD := _build
 
-.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation
+.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation store
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -33,6 +33,11 @@ page: $(VENV)
 outputs: $(VENV)
 	@$(PY) -m jaxbook.accept SNIPPET='$(SNIPPET)' PAGE='$(PAGE)' HELPER='$(HELPER)' FAILED='$(FAILED)' \
 	  COMPARE='$(COMPARE)'
+
+# What the execution store holds for each page with code cells, and why a page would run again;
+# PRUNE=1 deletes the results no page reaches now: make store [PAGE="guide/jit.md ..."] [PRUNE=1]
+store: $(VENV)
+	$(PY) -m tools.store $(PAGE) $(if $(PRUNE),--prune)
 
 # Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
 # its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed
