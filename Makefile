@@ -63,13 +63,13 @@ mutation: $(VENV)
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
-	$(PY) -m jaxbook.practice '$(PROBLEM)'
+	$(PY) -m jaxbook.check '$(PROBLEM)'
 
 # Study the practice problems in the plan's order, each checked on every save of its starter (keys:
 # hint, reset, skip, list, quit); without a terminal, print the progress and exit:
 # make practice [PROBLEM=masked-mean] [RECOMPUTE=1: progress from the starters] [LIMIT=120: seconds per check]
 practice: $(VENV)
-	@$(PY) -m practice.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
+	@$(PY) -m jaxbook.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
 	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)
