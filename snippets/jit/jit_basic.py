@@ -35,7 +35,8 @@ for label, ms in [
     ("eager", eager_ms),  # one dispatch per operation
 ]:
     print(f"{label:18s} {ms:10.2f}  {ms / cached_ms:13.1f}")
+same = jnp.allclose(gelu(x), gelu_jit(x), atol=1e-6)
 print()
 print("first call costs over 10 cached calls:", first > 10 * cached_ms)
 print("jit over 2x faster than eager:        ", eager_ms > 2 * cached_ms)
-print("same results, to float32 rounding:    ", jnp.allclose(gelu(x), gelu_jit(x), atol=1e-6))
+print("same results, to float32 rounding:    ", same)
