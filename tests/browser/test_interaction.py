@@ -70,8 +70,8 @@ def test_reading_order_of_the_toctrees():
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
         "sharding", "sharded_training", "sharding_costs", "multiprocess", "profiling", "capstone",
     ]  # fmt: skip
-    under_the_hood = ["pytrees", "training", "control_flow"]
-    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps"]
+    under_the_hood = ["arrays", "grad", "jit", "pytrees", "training", "control_flow"]
+    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps", "glossary"]
     start = [
         "index",
         "docs/prerequisites",
