@@ -21,7 +21,7 @@ from jaxbook.files import files_digest
 PACKAGE = Path(__file__).resolve().parent
 #: The code each key holds, as entry points: the kernel, from which the execution store's results
 #: come (its module and specification); the extension (a package: every module in it), which
-#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site`).
+#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site_entries`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
 #: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
@@ -44,7 +44,7 @@ def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]
     return sorted(p for p in found if p.is_relative_to(package))
 
 
-def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
+def site_entries(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
     """The entries of the site's build of the book at ``root``: the build command, the kernel, and
     each module of ``package`` in the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
     path = list(sys.path)
