@@ -9,20 +9,37 @@ from __future__ import annotations
 #: A priority for an ``html-page-context`` handler that must run before sphinx-book-theme's (501),
 #: which builds the header's download menu from the context.
 BEFORE_HEADER_BUTTONS = 400
-#: The theme's class names, ids, CSS variables and localStorage keys the book relies on: the
-#: article and its header (the search summary drops the header), the sidebar's links, the skip
-#: link, the search dialog, the colours and fonts jaxbook.css reuses, the stored colour mode.
+#: The class names, ids and CSS variables of the theme's HTML that the book's stylesheet, scripts
+#: and browser tests select (some composed by the theme from a label: ``dropdown-{label}``,
+#: ``btn-{label}``), with the cell and admonition classes the theme styles.
 NAMES = (
+    "admonition-title",
     "bd-article",
     "bd-header-article",
     "bd-links",
+    "btn-fullscreen-button",
+    "cell_input",
+    "cell_output",
+    "dropdown-download-buttons",
+    "dropdown-menu",
+    "left-prev",
+    "page-toc",
     "prev-next-footer",
-    "pst-skip-link",
-    "pst-search-dialog",
-    "pst-color-text-muted",
-    "pst-color-primary",
+    "primary-toggle",
     "pst-color-accent",
+    "pst-color-primary",
+    "pst-color-text-muted",
     "pst-font-family-monospace",
+    "pst-search-dialog",
+    "pst-skip-link",
+    "right-next",
+    "search-button",
+    "search-button__button",
+    "search-results",
+    "secondary-toggle",
+    "theme-change-button",
+    "theme-switch-button",
+    "theme-switch-container",
 )
 #: The localStorage keys where pydata-sphinx-theme keeps the reader's colour mode.
 MODE_KEYS = ("mode", "theme")
