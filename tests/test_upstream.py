@@ -301,9 +301,13 @@ def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path)
 #: tests of what the seam is for.
 INTERNALS = {
     r"\bcreate_client\b|NbMetadataCollector|mystnb_config|\bnb_element\b|\bcell_metadata\b|exec_metadata|"
-    r"NotebookClientBase": {SEAM, "tests/test_sphinxext.py"},
-    r"parse_directive_text|myst_parser\.(?:parsers|config)": {"jaxbook/upstream/myst_parser.py"},
-    r"reread_always|get_image_size|env_version\W+\w*\(": {"jaxbook/upstream/sphinx.py"},
+    r"NotebookClientBase|\"sphinx\.myst_nb\.": {SEAM, "tests/test_sphinxext.py"},
+    r"parse_directive_text|myst_parser\.(?:parsers|config)|\"sphinx\.myst_parser\.": {
+        "jaxbook/upstream/myst_parser.py"
+    },
+    r"reread_always|get_image_size|env_version\W+\w*\(|\"sphinx\.sphinx\.|builder\.templates|\"templates\"": {
+        "jaxbook/upstream/sphinx.py"
+    },
     r"htmlToText": {"_static/search-summary.js", "tests/browser/test_interaction.py"},
     r"ipynb_source|add_header_buttons": {"jaxbook/upstream/theme.py"},
     r"og:description\W+:|context\[.meta.\]": {"jaxbook/upstream/opengraph.py"},

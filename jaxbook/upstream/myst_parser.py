@@ -7,6 +7,9 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
+#: Its routine INFO lines, by logger (Sphinx's name for it): the configuration dump.
+ROUTINE_LINES = {"sphinx.myst_parser.sphinx_ext.main": ("myst v%s:",)}
+
 
 class Directive(NamedTuple):
     """A directive's parts as MyST reads them: ``body_offset`` is the line of ``body``'s first line

@@ -14,6 +14,9 @@ CHANGED = (
     "MyST-NB changed: {}; jaxbook/upstream/mystnb.py relies on it to give the pages their "
     "outputs from the execution store (review it; docs/upstream.md, 'The seams', tracks the fix)"
 )
+#: Its routine INFO lines, by logger (Sphinx's name for it): the configuration dump, the folder of
+#: its execution cache.
+ROUTINE_LINES = {"sphinx.myst_nb.sphinx_ext": ("myst-nb v%s:", "Using jupyter-cache at:")}
 #: A page rendered without the store's client: MyST-NB executed it itself.
 NOT_FILLED = CHANGED.format("Parser.parse no longer opens its client with create_client")
 

@@ -1,9 +1,18 @@
-"""Sphinx's internals (9.1): the set of pages read again on every build (``env.reread_always``)
-and the image size reader (``sphinx.util.images.get_image_size``)."""
+"""Sphinx's internals (9.1): the set of pages read again on every build (``env.reread_always``),
+the image size reader (``sphinx.util.images.get_image_size``), the HTML builder's Jinja environment
+(``builder.templates.environment``) and the logger of the templates it renders."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+#: Its routine INFO lines, by logger: each static template rendered.
+ROUTINE_LINES = {"sphinx.sphinx.util.fileutil": ("Writing evaluated template result",)}
+
+
+def template_environment(app):
+    """The Jinja environment of the builder's templates (None for a builder without them)."""
+    return getattr(getattr(app.builder, "templates", None), "environment", None)
 
 
 def forget_rereads(env) -> None:
