@@ -13,7 +13,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
-from jaxbook.upstream import mystnb, sphinx
+from jaxbook.upstream import mystnb, sphinx as sphinx_seam
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def size_image(image: nodes.image, srcdir: Path) -> None:
     """Give a cell's image its size in pixels (no layout shift while it loads: Lighthouse's
     "unsized-images") and let the browser load it when it nears the screen."""
     if "width" not in image and "height" not in image:
-        size = sphinx.image_size(srcdir / image["uri"])
+        size = sphinx_seam.image_size(srcdir / image["uri"])
         if size is None:
             message = f"the size of the cell's image {image['uri']} cannot be read"
             logger.warning(message, location=image, type="jaxbook", subtype="image")

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from jaxbook import fingerprint
-from jaxbook.upstream import sphinx as upstream
+from jaxbook.upstream import sphinx as sphinx_seam
 
 PARTS = ("cells", "mystnb", "findings", "stamp", "quiet")
 
@@ -27,7 +27,7 @@ def on_env_updated(app, env) -> list[str]:
     """In a preview (``make page``), read a page again only when it changed, not each time its
     toctree names a page left out."""
     if app.config.jaxbook_preview:
-        upstream.forget_rereads(env)
+        sphinx_seam.forget_rereads(env)
     return []
 
 
