@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from jaxbook.upstream import myst_parser
+
 #: The pages of the book (besides 404.md), as conf.py's ``include_patterns``: ``*`` stays in a folder.
 PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practice/*/*.md")
 #: MyST's syntax extensions of the book (conf.py's ``myst_enable_extensions``).
@@ -23,7 +25,6 @@ class Cell:
     """A ``{code-cell}`` of a page: where it is, what it loads, and what else it holds."""
 
     line: int  # 1-based line of the opening fence
-    end: int  # 1-based line of the closing fence
     load: str | None  # the ``load`` option, relative to the page
     load_line: int  # 1-based line of the ``load`` option (the fence's line when absent)
     body: tuple[str, ...]  # inline code (a book cell has none)
@@ -78,25 +79,13 @@ class _Directive:
     has_content = True
 
 
-@functools.cache
-def _parser():
-    from markdown_it.renderer import RendererHTML
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.parsers.mdit import create_md_parser
-
-    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS), disable_syntax=["inline"])
-    return create_md_parser(config, RendererHTML)
-
-
 def tokens(text: str) -> list:
     """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left unparsed)."""
-    return _parser().parse(text)
+    return myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS)).parse(text)
 
 
 @functools.cache
 def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
-    from myst_parser.parsers.directives import parse_directive_text
-
     blocks = tokens(text + "\n")
     lines = text.split("\n")
     top_matter, cells, toctree = None, [], []
@@ -111,9 +100,8 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
             continue
         start = token.map[0] + 1
-        result = parse_directive_text(_Directive, "", token.content, validate_options=False)
-        options = result.options or {}
-        unreadable = str(result.warnings[0].msg) if result.warnings else None
+        result = myst_parser.directive(_Directive, "", token.content)
+        options, unreadable = result.options, result.warning
         body = tuple(line for line in result.body if line.strip())
         tags = options.get("tags") or ()
         if isinstance(tags, str):
@@ -121,7 +109,6 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
         cells.append(
             Cell(
                 line=start,
-                end=token.map[1],
                 load=str(options["load"]).strip() if options.get("load") else None,
                 load_line=_option_line(lines, start, token.map[1], "load"),
                 body=body,

@@ -15,6 +15,7 @@ from xml.sax.saxutils import escape as xml_escape
 from docutils import nodes
 
 from jaxbook.files import write_atomic
+from jaxbook.upstream import opengraph
 
 DESCRIPTION_LENGTH = 200
 TAGS = re.compile(r"<[^>]+>")
@@ -47,7 +48,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     if doctree is None:  # sphinxext-opengraph writes tags for pages with a source only
         tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
     else:
-        context["meta"] = {**(context.get("meta") or {}), "og:description": escape(summary)}
+        opengraph.describe(context, escape(summary))
     context["metatags"] = context.get("metatags", "") + "\n".join(tags) + "\n"
 
 
@@ -86,7 +87,7 @@ def on_build_finished(app, exception) -> None:
 
 
 def setup(app):
-    app.connect("html-page-context", on_html_page_context, priority=400)  # before sphinxext-opengraph
+    app.connect("html-page-context", on_html_page_context, priority=opengraph.BEFORE_TAGS)
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -37,7 +37,7 @@ from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import pass_cache
 
-JUPYTER_EXECUTE = ROOT / layout.BUILD / layout.JUPYTER_EXECUTE
+JUPYTER_EXECUTE = ROOT / layout.BUILD / "jupyter_execute"  # MyST-NB's executed notebooks
 PAGES = sorted(
     path.relative_to(ROOT).with_suffix("").as_posix()
     for path in pages.book_pages(ROOT)

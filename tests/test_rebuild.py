@@ -274,7 +274,7 @@ def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypa
 def test_a_removed_page_leaves_the_site(tmp_path):
     """Sphinx keeps what it wrote for a removed source; an incremental build must not publish it,
     nor the files a stopped build left, nor the download of a page that is no longer a notebook."""
-    from jaxbook.removed import RECORD, written_for
+    from jaxbook.removed import PUBLISHED, written_for
 
     book = Book(tmp_path)
     book.snippet("kept/a.py", "print('a')\n")
@@ -286,7 +286,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     written = {p.relative_to(first.html).as_posix() for p in written_for(first.html, "guide/gone")}
     assert {"guide/gone.html", "_sources/guide/gone.md", "_sources/guide/gone.ipynb"} <= written
     left_behind = {name: (first.html / name).read_bytes() for name in written}
-    record = (book.root / layout.BUILD / layout.DOCTREES / RECORD).read_bytes()
+    record = (book.root / layout.BUILD / layout.DOCTREES / PUBLISHED).read_bytes()
     (book.root / "guide" / "gone.md").unlink()
     book.pages.remove("gone")
     book._index()
@@ -299,7 +299,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     # (it never finished); the environment it stored already forgot the page.
     for name, data in left_behind.items():
         (first.html / name).write_bytes(data)
-    (book.root / layout.BUILD / layout.DOCTREES / RECORD).write_bytes(record)
+    (book.root / layout.BUILD / layout.DOCTREES / PUBLISHED).write_bytes(record)
     # And a page that is no longer a notebook (no code cell, no top matter) has no download.
     book.page("kept", top_matter=False, body="Plain prose now.")
     third = book.build()
