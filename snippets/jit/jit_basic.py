@@ -28,7 +28,8 @@ for _ in range(21):  # alternate the two, so a busy moment hits both
     cached.append(timed(gelu_jit, x))
 eager_ms, cached_ms = statistics.median(eager), statistics.median(cached)
 
-print(f"{'one call of gelu':18s} {'time [ms]':>10s}  {'× a cached call':>15s}")  # medians of 21
+# medians of 21 calls; the last column divides by a cached call's time
+print(f"{'one call of gelu':18s} {'time [ms]':>10s}  {'× a cached call':>15s}")
 for label, ms in [
     ("jit, first call", first),  # trace + compile + run
     ("jit, cached", cached_ms),

@@ -11,7 +11,8 @@ def normalize(x):
 
 
 normalize_jit = jax.jit(normalize)
-a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)  # created before logging starts
+# created before logging starts
+a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)
 
 # JAX logs compiles to stderr; show its "Compiling" lines here instead
 handler = logging.StreamHandler(sys.stdout)
