@@ -201,7 +201,8 @@ def page_of(snippet: Path, root: Path) -> Path:
 def preview(root: Path, names: list[str]) -> list[str]:
     """What ``make page`` builds for the pages ``names`` (paths under ``root``): the pages, the
     pages on the toctree path from ``index.md`` down to each, and the pages without code cells
-    that each lists (the theme draws its navigation from them). ValueError for no page."""
+    that each lists (the theme draws its navigation from them), and the glossaries, which define the
+    terms any page may link. ValueError for no page."""
     root = root.resolve()
     found = set(book_pages(root))
     wanted: list[Path] = []
@@ -211,7 +212,20 @@ def preview(root: Path, names: list[str]) -> list[str]:
             raise ValueError(f"{name}: not a page of the book (its pages: {', '.join(PAGE_PATTERNS)})")
         wanted += [*(_toctree_path((root / "index.md").resolve(), page, set()) or []), page]
         wanted += [child for child in read(page).children() if not read(child).cells]
+    wanted += glossaries(root) if wanted else []
     return [p.relative_to(root).as_posix() for p in dict.fromkeys(wanted)]
+
+
+def glossaries(root: Path) -> list[Path]:
+    """The pages with a ``{glossary}`` directive: a ``{term}`` link to one of its terms needs it."""
+    found = []
+    for page in book_pages(root):
+        text = page.read_text(encoding="utf-8")
+        if "{glossary}" in text and any(
+            t.type == "fence" and t.info.strip() == "{glossary}" for t in tokens(text)
+        ):
+            found.append(page)
+    return found
 
 
 def _toctree_path(start: Path, page: Path, seen: set[Path]) -> list[Path] | None:
