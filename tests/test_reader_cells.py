@@ -1,6 +1,7 @@
 """What a reader sees around the cells (jaxbook/sphinxext/stamp.py, jaxbook/downloads.py): the
 snippet without the contract's declaration lines, a declared error or platform difference said in
-words, and one note under the page's title. Unit tests on small sources and doctrees; one
+words, one note under the page's title, and on practice pages how to get the code
+(jaxbook/sphinxext/getcode.py). Unit tests on small sources and doctrees; one
 throwaway book checks the built page and its notebook."""
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import types
 import pytest
 from docutils import nodes
 
+from jaxbook import ROOT
 from jaxbook.downloads import on_html_page_context, shown_lines
 from jaxbook.snippet import SnippetError, reader_view
-from jaxbook.sphinxext import stamp
+from jaxbook.sphinxext import getcode, stamp
 from tests.helpers import Book
 
 pytestmark = pytest.mark.inputs()
@@ -192,3 +194,52 @@ def test_a_built_page_and_its_notebook_show_the_snippets_as_readers_read_them(tm
     loaded = [c for c in notebook["cells"] if c["metadata"].get("load")]
     assert [c["source"] for c in loaded] == ["raise ValueError('no')\n", "print(1)\n"]
     assert 'File "Cell In[2]", line 1, in <module>' in loaded[0]["outputs"][0]["traceback"][0]  # not 4
+
+
+def test_a_practice_page_says_how_to_get_the_code_with_and_without_an_address():
+    cloned = getcode.how_to_get_the_code("https://example.org/book.git")
+    assert cloned.startswith("Get the code with `git clone https://example.org/book.git`")
+    alone = getcode.how_to_get_the_code("")
+    assert "clone" in alone and "git clone" not in alone
+    for text in (cloned, alone):  # either way, the notebook and its self-check
+        assert "download this page's notebook" in text and "checks your attempt" in text
+
+
+@pytest.mark.parametrize(
+    ("variables", "repository"),
+    [
+        ({}, ""),
+        ({"JAXBOOK_REPOSITORY_URL": "https://example.org/a.git"}, "https://example.org/a.git"),
+        (
+            {
+                "JAXBOOK_REPOSITORY_URL": "https://example.org/a.git",
+                "READTHEDOCS_GIT_CLONE_URL": "https://rtd/b.git",
+            },
+            "https://rtd/b.git",
+        ),
+    ],
+    ids=["no address", "JAXBOOK_REPOSITORY_URL", "Read the Docs first"],
+)
+def test_the_repository_comes_from_the_host_or_jaxbook_repository_url(monkeypatch, variables, repository):
+    for name in ("READTHEDOCS_GIT_CLONE_URL", "JAXBOOK_REPOSITORY_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    conf = {"__file__": str(ROOT / "conf.py")}
+    exec((ROOT / "conf.py").read_text(encoding="utf-8"), conf)
+    assert conf["jaxbook_repository"] == repository
+
+
+@pytest.mark.build
+def test_another_repository_address_rebuilds_the_page_that_names_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("READTHEDOCS_GIT_CLONE_URL", raising=False)
+    monkeypatch.delenv("JAXBOOK_REPOSITORY_URL", raising=False)
+    book = Book(tmp_path)
+    book.page("p", top_matter=False, body="```{get-the-code}\n```\n")
+    first = book.build()
+    assert first.returncode == 0, first.output[-3000:]
+    assert "The commands below run in a clone" in first.page("p")
+    monkeypatch.setenv("JAXBOOK_REPOSITORY_URL", "https://example.org/book.git")
+    again = book.build()
+    assert again.returncode == 0, again.output[-3000:]
+    assert "git clone https://example.org/book.git" in again.page("p")

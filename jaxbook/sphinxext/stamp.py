@@ -21,6 +21,7 @@ from docutils import nodes
 
 from jaxbook import book_root, pages
 from jaxbook.snippet import PlatformDifference, display_path, reader_view
+from jaxbook.sphinxext import code_paragraph
 
 #: What a reader calls each platform a ``# platform:`` line may name.
 PLATFORM_NAMES = {"gpu": "GPU", "tpu": "TPU"}
@@ -31,15 +32,6 @@ def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
         command = [sys.executable, "-m", "jaxbook.runtime"]
         done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=book_root())
         env.jaxbook_stamp = json.loads(done.stdout)
-
-
-def _paragraph(text: str, classes: list[str]) -> nodes.paragraph:
-    """A paragraph of ``text`` in which `backquoted` words are inline code."""
-    paragraph = nodes.paragraph(classes=classes)
-    for number, part in enumerate(text.split("`")):
-        if part:
-            paragraph += nodes.literal(part, part) if number % 2 else nodes.Text(part)
-    return paragraph
 
 
 def class_name(path: str) -> str:
@@ -83,11 +75,11 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
     caption = nodes.container(classes=["jaxbook-snippet", "no-search"])
     label = declared_label(view.raises, view.warns)
     if label:
-        caption += _paragraph(label, ["jaxbook-snippet-label"])
+        caption += code_paragraph(label, ["jaxbook-snippet-label"])
     caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
     cell.insert(0, caption)
     for note in platform_notes(view.platforms):
-        cell += _paragraph(note, ["jaxbook-platform-note"])
+        cell += code_paragraph(note, ["jaxbook-platform-note"])
     cell["classes"].append("jaxbook-cell")
 
 
@@ -107,7 +99,9 @@ def stamp_text(stamp: dict) -> str:
     else:  # an accelerator's kind and matmul precision decide its last digits
         kind = stamp["backend"].upper()
         devices = f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''}"
-        machine = f"{stamp['device_kind']}, matmul precision {stamp['matmul_precision']}, Python {stamp['python']}"
+        machine = (
+            f"{stamp['device_kind']}, matmul precision {stamp['matmul_precision']}, Python {stamp['python']}"
+        )
     return (
         f"Outputs computed with JAX {stamp['jax']} on {devices} ({machine}); on your machine, "
         "printed floats can differ in their last digits."
