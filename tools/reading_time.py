@@ -43,8 +43,11 @@ TARGETS = {**dict.fromkeys(range(1, 9), 25), 9: 40, 10: 40}
 #: Pages written for contributors, not readers.
 CONTRIBUTORS = ("docs/contributing.md", "docs/maintainers.md", "docs/upstream.md")
 #: Phrases of the maintainers' voice, counted in a page's source (case-insensitive).
-VOICE = {"tested by": re.compile(r"tested by", re.I), "the build": re.compile(r"the build", re.I),
-         "jax/_src": re.compile(r"jax/_src")}  # fmt: skip
+VOICE = {
+    "tested by": re.compile(r"\btested by\b", re.I),
+    "the build": re.compile(r"\bthe build", re.I),
+    "jax/_src": re.compile(r"jax/_src"),
+}
 STEP_TITLE = re.compile(r"^#\s+Step\s+(\d+)", re.M)
 
 
