@@ -31,7 +31,8 @@ from sphinx.util.osutil import relative_uri
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.practice import REQUIREMENTS_INTRO, requirements
-from jaxbook.snippet import display_path, reader_view
+from jaxbook.reader import reader_view
+from jaxbook.snippet import display_path
 from jaxbook.sphinxext.stamp import download
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party

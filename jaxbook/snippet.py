@@ -102,11 +102,10 @@ def display_path(path: Path | str) -> str:
         return path.as_posix()
 
 
-def _header(source: str, name: str, lines: list[int] | None = None) -> dict[str, tuple]:
+def _header(source: str, name: str) -> dict[str, tuple]:
     """The validated declarations of ``source``, ``{key: (value, line)}``: the text of raises,
     match, warns and warns-match, ``(rtol, atol)`` for tolerance, and for platform a
-    :class:`PlatformDifference` by platform named (the line is the first one's). ``lines``, if
-    given, receives the number of each declaration's line."""
+    :class:`PlatformDifference` by platform named (the line is the first one's)."""
     found: dict[str, tuple] = {}
     after_code = False
     for number, line in enumerate(source.splitlines(), start=1):
@@ -115,8 +114,6 @@ def _header(source: str, name: str, lines: list[int] | None = None) -> dict[str,
         declared = DECLARATION.match(stripped)
         if not declared:
             continue
-        if lines is not None:
-            lines.append(number)
         key, value = declared.group(1), declared.group(2).strip()
         where, kind = f"{name}:{number}", KIND.get(key, key)
         if after_code:
@@ -227,49 +224,6 @@ def parse_declaration(source: str, name: str, key: str = "raises") -> Declaratio
         return None
     pattern = header.get("match" if key == "raises" else "warns-match", (None, 0))[0]
     return Declaration(header[key][0], pattern, header[key][1])
-
-
-@dataclass(frozen=True)
-class ReaderView:
-    """A snippet as readers see it, on the page and in its notebook: its source without the
-    declaration lines (the contract is the maintainers' business) and the blank lines they leave at
-    its top, and what the declarations mean for a reader (:func:`reader_view`)."""
-
-    source: str
-    hidden: tuple[int, ...]  # the 1-based lines of the file left out
-    raises: str | None  # the declared error's class, as the declaration names it
-    warns: str | None  # the declared warning's class
-    platforms: tuple[PlatformDifference, ...]
-
-    def line(self, number: int) -> int:
-        """The line of the shown source that is line ``number`` of the file."""
-        return number - sum(1 for hidden in self.hidden if hidden < number)
-
-
-def reader_view(source: str, name: str) -> ReaderView:
-    """What readers see of the snippet ``source`` (``name``: its display path for errors); the
-    declarations are read, and validated, by the one parser of the contract."""
-    declared: list[int] = []
-    header = _header(source, name, declared)
-    lines = source.splitlines(keepends=True)
-    hidden = set(declared)
-    for number, line in enumerate(lines, start=1):  # the blank lines then at the top
-        if number in hidden:
-            continue
-        if line.strip():
-            break
-        hidden.add(number)
-    if not declared:
-        hidden = set()
-    shown = "".join(line for number, line in enumerate(lines, start=1) if number not in hidden)
-    platforms = header.get("platform", ({}, 0))[0]
-    return ReaderView(
-        shown,
-        tuple(sorted(hidden)),
-        header.get("raises", (None, 0))[0],
-        header.get("warns", (None, 0))[0],
-        tuple(platforms.values()),
-    )
 
 
 def is_project_file(filename: str) -> bool:

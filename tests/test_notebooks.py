@@ -378,7 +378,8 @@ def unexecuted(page: str) -> dict:
 @pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
-    from jaxbook.snippet import DECLARATION, parse_declaration, reader_view
+    from jaxbook.reader import reader_view
+    from jaxbook.snippet import DECLARATION, parse_declaration
 
     notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
     nbformat.validate(notebook)

@@ -15,7 +15,8 @@ from docutils import nodes
 
 from jaxbook import ROOT
 from jaxbook.downloads import on_html_page_context, shown_lines
-from jaxbook.snippet import SnippetError, reader_view
+from jaxbook.reader import reader_view
+from jaxbook.snippet import SnippetError
 from jaxbook.sphinxext import getcode, stamp
 from tests.helpers import Book
 

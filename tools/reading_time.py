@@ -9,7 +9,7 @@ pages), the words and minutes of its core and of its optional layer, read with M
   (an admonition's, a figure's caption, ``{only} html``), but not ``{only} notebook`` (not on the
   page), ``{toctree}`` or a fence's options;
 - code at :data:`CODE_WPM` (half speed): the words of each loaded snippet as the page shows it
-  (:func:`jaxbook.snippet.reader_view`: the contract's lines hidden), of a ``{literalinclude}``
+  (:func:`jaxbook.reader.reader_view`: the contract's lines hidden), of a ``{literalinclude}``
   and of a plain code block; printed outputs are not counted (a reader glances at them);
 - optional: text inside a ``{dropdown}``, and every page listed under :data:`OPTIONAL_CAPTION` in
   index.md (with the pages under it); everything else is core.
@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jaxbook import ROOT, pages
-from jaxbook.snippet import DECLARATION, reader_view
+from jaxbook.reader import reader_view
+from jaxbook.snippet import DECLARATION
 
 PROSE_WPM = 200
 CODE_WPM = 100

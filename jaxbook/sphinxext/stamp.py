@@ -1,7 +1,7 @@
 """What a reader sees around the cells: each snippet cell as a reader reads it, and each page with
 outputs opening with one note, right under its title.
 
-- A cell shows its snippet without the contract's declaration lines (:func:`jaxbook.snippet.reader_view`,
+- A cell shows its snippet without the contract's declaration lines (:func:`jaxbook.reader.reader_view`,
   the contract's one parser); above it, a caption with the snippet's file (tracebacks on the page
   name it, with its line numbers) and, for a declared error, "This cell raises X on purpose."; under
   it, for a declared platform difference, what another machine prints and why.
@@ -20,7 +20,8 @@ from pathlib import Path
 from docutils import nodes
 
 from jaxbook import book_root, pages
-from jaxbook.snippet import PlatformDifference, display_path, reader_view
+from jaxbook.reader import reader_view
+from jaxbook.snippet import PlatformDifference, display_path
 from jaxbook.sphinxext import code_paragraph
 
 #: What a reader calls each platform a ``# platform:`` line may name.
