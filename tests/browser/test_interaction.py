@@ -63,17 +63,20 @@ def follow(page, site_url, selector) -> str | None:
 
 def test_reading_order_of_the_toctrees():
     """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
-    ten steps (step 9 in three parts and the advanced 9d), the capstone, the reference pages and
-    the study plan in this order: the book's order, written here only to be checked."""
+    ten steps (step 9 in three parts and the advanced 9d), the capstone, the optional "under the
+    hood" pages in the order of their steps, the reference pages and the study plan in this order:
+    the book's order, written here only to be checked."""
     steps = [
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
         "sharding", "sharded_training", "sharding_costs", "multiprocess", "profiling", "capstone",
     ]  # fmt: skip
+    under_the_hood = ["pytrees", "training", "control_flow"]
     reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps"]
     start = [
         "index",
         "docs/prerequisites",
         *(f"guide/{s}" for s in steps),
+        *(f"guide/{s}_under_the_hood" for s in under_the_hood),
         *(f"docs/{r}" for r in reference),
         "practice/index",
     ]
