@@ -157,4 +157,4 @@ def test_declared_error_shows_its_traceback_and_the_page_its_stamp(page):
     assert stamp.count() == 1
     stamp.scroll_into_view_if_needed()
     assert stamp.is_visible()
-    assert "8 devices" in stamp.inner_text()
+    assert "8 emulated CPU devices" in stamp.inner_text()
