@@ -3,7 +3,9 @@
 The reader's notebook (``_sources/<page>.ipynb``) is the site's, cells and outputs unchanged, plus
 what the build's kernel provides: a first cell that sets the 8 emulated devices (or the reader's
 GPU or TPU), ``%%writefile`` cells for the helper modules a cell imports, the ``raises-exception``
-tag where a snippet declares ``# raises:``, and cell numbers in place of snippet file names. A
+tag where a snippet declares ``# raises:``, and cell numbers in place of snippet file names; its
+snippet cells show what the page shows (:func:`jaxbook.reader.reader_view`: no declaration lines,
+and tracebacks counting the lines shown). A
 practice page also runs the problem's tests against the reader's attempt, as ``make check`` does.
 MyST directives become what Jupyter renders (``{only} html`` is the site's alone, ``{only}
 notebook`` the notebook's); Markdown the notebook cannot show is a warning at its line
