@@ -46,7 +46,7 @@ CONTRIBUTORS = ("docs/contributing.md", "docs/maintainers.md", "docs/upstream.md
 #: Phrases of the maintainers' voice, counted in a page's source (case-insensitive).
 VOICE = {
     "tested by": re.compile(r"\btested by\b", re.I),
-    "the build": re.compile(r"\bthe build", re.I),
+    "the build": re.compile(r"\bthe builds?\b", re.I),  # not "the building blocks"
     "jax/_src": re.compile(r"jax/_src"),
 }
 STEP_TITLE = re.compile(r"^#\s+Step\s+(\d+)", re.M)
