@@ -25,8 +25,15 @@ PACKAGE = Path(__file__).resolve().parent
 #: renders them. The site's are the build command's and every extension conf.py loads (:func:`site_entries`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
-#: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
-BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
+#: Variables the build reads besides ``JAXBOOK_*``: the host's site and repository addresses, a
+#: fixed date, CI.
+BUILD_VARIABLES = (
+    "CI",
+    "READTHEDOCS",
+    "READTHEDOCS_CANONICAL_URL",
+    "READTHEDOCS_GIT_CLONE_URL",
+    "SOURCE_DATE_EPOCH",
+)
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:

@@ -79,9 +79,10 @@ class _Directive:
     has_content = True
 
 
-def tokens(text: str) -> list:
-    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left unparsed)."""
-    return myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS)).parse(text)
+def tokens(text: str, inline: bool = False) -> list:
+    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left
+    unparsed; ``inline=True``: each ``inline`` token's ``children`` are its text, code and links)."""
+    return myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS), inline).parse(text)
 
 
 @functools.cache
@@ -118,6 +119,21 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
             )
         )
     return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree)
+
+
+def captioned_toctrees(page: Path) -> list[tuple[str, list[Path]]]:
+    """``(caption, pages)`` of each ``{toctree}`` of ``page`` in order (caption "" when none):
+    index.md's captions are the menu's sections ("The ten steps", "Under the hood")."""
+    found = []
+    for token in tokens(page.read_text(encoding="utf-8")):
+        if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
+            lines = token.content.split("\n")
+            caption = next(
+                (line.split(":", 2)[2].strip() for line in lines if line.startswith(":caption:")), ""
+            )
+            entries = tuple(filter(None, map(_toctree_entry, lines)))
+            found.append((caption, Page(page, toctree=entries).children()))
+    return found
 
 
 def _toctree_entry(line: str) -> str:

@@ -22,14 +22,23 @@ TAGS = re.compile(r"<[^>]+>")
 
 
 def description(doctree) -> str:
-    """The first paragraph of the page that is prose (not the environment stamp), shortened."""
+    """The first paragraph of the page that is prose, shortened: none inside an element Sphinx's
+    search skips (class ``no-search``: the page's note, the cells' captions)."""
     for paragraph in doctree.findall(nodes.paragraph):
+        if any("no-search" in node.get("classes", ()) for node in _ancestors(paragraph)):
+            continue
         text = " ".join(paragraph.astext().split())
         if len(text) > DESCRIPTION_LENGTH:
             return text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
         if len(text) > 40:
             return text
     return ""
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:

@@ -133,13 +133,15 @@ def test_an_edit_to_the_machinery_executes_again_only_if_the_kernel_runs_it(book
     every page again."""
     shutil.copytree(ROOT / "jaxbook", tmp_path / "jaxbook", ignore=shutil.ignore_patterns("__pycache__"))
     stamp = tmp_path / "jaxbook" / "sphinxext" / "stamp.py"
-    stamp.write_text(stamp.read_text(encoding="utf-8").replace("Outputs on this page", "Outputs here"))
+    stamp.write_text(
+        stamp.read_text(encoding="utf-8").replace("Outputs computed with", "Outputs here computed with")
+    )
     with open(tmp_path / "jaxbook" / edited, "a", encoding="utf-8") as edit:
         edit.write("\n# an edit\n")
     again = book.build(machinery=tmp_path)
     assert again.returncode == 0, again.output
     for page in "ab":
-        assert "Outputs here were produced" in again.page(page), page
+        assert "Outputs here computed with" in again.page(page), page
         assert (tokens(again, page) != book.before[page]) == executes, page
 
 
@@ -253,7 +255,7 @@ def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypa
     order = re.findall(r"jaxbook: executed guide/(\w+)\.md", build.output)
     assert order.index("change") < order.index("observe"), build.output
     assert "device_count 8 cpu" in build.page("dev")
-    assert "with 8 devices" in build.page("dev")  # the environment stamp
+    assert "on 8 emulated CPU devices" in build.page("dev")  # the environment stamp
     assert "dtype float32 precision 8" in build.page("within")
     first = re.search(r"pid (\d+)", build.page("change")).group(1)
     page = re.sub(r"<[^>]+>", "", build.page("observe"))

@@ -78,6 +78,8 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
         ("JAXBOOK_JOBS", "1"),
         ("JAXBOOK_BASE_URL", "https://example.org/"),
         ("READTHEDOCS_CANONICAL_URL", "https://example.org/"),
+        ("READTHEDOCS_GIT_CLONE_URL", "https://example.org/book.git"),  # {get-the-code}
+        ("JAXBOOK_REPOSITORY_URL", "https://example.org/book.git"),
         ("JAX_ENABLE_X64", "1"),  # the kernel's settings
     ]:
         assert key(environ={**environ, name: value}) != before, name

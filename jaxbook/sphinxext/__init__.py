@@ -3,7 +3,8 @@
 - :mod:`.cells`    -- every code cell loads a valid snippet; the snippet's files become the page's dependencies.
 - :mod:`.mystnb`   -- MyST-NB takes each page's outputs from the execution store (:mod:`jaxbook.upstream.mystnb`).
 - :mod:`.findings` -- each failing cell at its line, the build's list of them, the report files.
-- :mod:`.stamp`    -- each cell captioned with its snippet file, each page with the environment of its outputs.
+- :mod:`.stamp`    -- each cell as a reader reads it; under each page's title, its notebook and the environment of its outputs.
+- :mod:`.getcode`  -- ``{get-the-code}``: how a practice page's reader gets the code (the repository, or the notebook).
 - :mod:`.quiet`    -- other extensions' routine lines kept off the terminal; compiled templates kept.
 """
 
@@ -12,10 +13,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from docutils import nodes
+
 from jaxbook import fingerprint
 from jaxbook.upstream import sphinx as sphinx_seam
 
-PARTS = ("cells", "mystnb", "findings", "stamp", "quiet")
+PARTS = ("cells", "mystnb", "findings", "stamp", "getcode", "quiet")
+
+
+def code_paragraph(text: str, classes: list[str]) -> nodes.paragraph:
+    """A paragraph of ``text`` (reader's words written by the extension) in which `backquoted`
+    parts are inline code."""
+    paragraph = nodes.paragraph(classes=classes)
+    for number, part in enumerate(text.split("`")):
+        if part:
+            paragraph += nodes.literal(part, part) if number % 2 else nodes.Text(part)
+    return paragraph
 
 
 def on_config_inited(app, config) -> None:

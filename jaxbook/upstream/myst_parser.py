@@ -23,14 +23,14 @@ class Directive(NamedTuple):
 
 
 @functools.cache
-def markdown_parser(extensions: frozenset[str]):
+def markdown_parser(extensions: frozenset[str], inline: bool = False):
     """A markdown-it parser that reads block syntax as MyST does with ``extensions`` (inline syntax
-    left unparsed)."""
+    left unparsed unless ``inline``)."""
     from markdown_it.renderer import RendererHTML
     from myst_parser.config.main import MdParserConfig
     from myst_parser.parsers.mdit import create_md_parser
 
-    config = MdParserConfig(enable_extensions=set(extensions), disable_syntax=["inline"])
+    config = MdParserConfig(enable_extensions=set(extensions), disable_syntax=[] if inline else ["inline"])
     return create_md_parser(config, RendererHTML)
 
 
