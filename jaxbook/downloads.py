@@ -346,9 +346,9 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
 
 
 def carried_test_files(problem: Path, root: Path) -> list[Path]:
-    """What a practice notebook carries to run its tests: jaxbook/practice.py, the tests and every
-    project file they import."""
-    needed = [root / "jaxbook" / "practice.py"]
+    """What a practice notebook carries to run its tests: jaxbook/practice.py and the modules of
+    jaxbook it imports (its Hypothesis seam), the tests and every project file they import."""
+    needed = project_dependencies(root / "jaxbook" / "practice.py", root)
     for test in sorted(problem.glob("test_*.py")):
         needed += project_dependencies(test, root)
     return list(dict.fromkeys(needed))

@@ -223,7 +223,7 @@ def differences(page: str, site, reader) -> list[str]:
         if cell.cell_type == "code" and role(cell) and error_of(cell):
             problems.append(
                 f"added {role(cell)} cell raised {error_of(cell)}:\n{cell.source[:300]}"
-                + "\n".join(o.get("traceback", []) for o in cell.outputs)[-3000:]
+                + "".join("\n".join(o.get("traceback", [])) for o in cell.outputs)[-3000:]
             )
     return problems
 
@@ -258,9 +258,18 @@ def test_download_runs_outside_the_repository(page, built_site, tmp_path):
         assert set(OTHER_CPU.split()) <= set(seen["XLA_FLAGS"].split()), seen  # the set-up passed it on
         # a reader's first run compiles: timings are of compiles, not loads from the suite's cache
         assert not any(seen[n] for n in runtime.CACHE_VARIABLES), seen
-        # a practice page writes its check, jaxbook/practice.py, into the folder, and nothing else of jaxbook
-        written = {p.name for p in (folder / "jaxbook").glob("*.py")} if seen["jaxbook"] else set()
-        assert written <= {"__init__.py", "practice.py"}, written
+        # a practice page writes its check, jaxbook/practice.py, and what it imports into the folder,
+        # and nothing else of jaxbook
+        check = {
+            p.relative_to(ROOT).as_posix()
+            for p in project_dependencies(ROOT / "jaxbook" / "practice.py", ROOT)
+        }
+        written = (
+            {p.relative_to(folder).as_posix() for p in (folder / "jaxbook").rglob("*.py")}
+            if seen["jaxbook"]
+            else set()
+        )
+        assert written <= check, written
         for name in ("snippets", "practice", "jaxbook"):
             assert all(Path(p).resolve().is_relative_to(folder.resolve()) for p in seen[name] or []), seen
         problems = differences(page, site, reader)
