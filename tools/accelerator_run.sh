@@ -76,8 +76,13 @@ own() {
     # With the machine's versions as constraints, what comes suits its JAX; without them when the
     # index lacks one of those versions (the machine's own stay first on the path all the same).
     # shellcheck disable=SC2086
-    PIP_CONFIG_FILE=/dev/null "${pip[@]}" -c "$report/constraints.txt" $needed ||
-      PIP_CONFIG_FILE=/dev/null "${pip[@]}" $needed
+    # $PINS: a file of exact versions (pip freeze of a rehearsal) installed without resolving.
+    if [ -n "${PINS:-}" ]; then
+      PIP_CONFIG_FILE=/dev/null "${pip[@]}" --no-deps -r "$PINS"
+    else
+      PIP_CONFIG_FILE=/dev/null "${pip[@]}" -c "$report/constraints.txt" $needed ||
+        PIP_CONFIG_FILE=/dev/null "${pip[@]}" $needed
+    fi
   fi
   # A Python of our own whose path is the machine's (PYTHONPATH first: its JAX) and then $site. The
   # book's kernel runs with a PYTHONPATH of its own, so the path goes in a .pth file.
