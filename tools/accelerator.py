@@ -123,7 +123,9 @@ def stamp() -> dict:
     }
 
 
-def run(groups: dict[str, list[Path]], devices: str, root: Path, progress: Path | None = None) -> tuple[dict, dict]:
+def run(
+    groups: dict[str, list[Path]], devices: str, root: Path, progress: Path | None = None
+) -> tuple[dict, dict]:
     """Run each page's snippets (``{page: [paths]}``) in the book's kernel on ``devices``
     (``JAXBOOK_DEVICES``): ``(stamp, {snippet name: CellResult})``. Nothing is stored but, with
     ``progress``, one line of JSON per page appended to that file as it ends."""
@@ -167,7 +169,10 @@ def _same_output(first, second, path: Path, root: Path) -> bool:
     """Whether two results of the snippet at ``path`` print the same (device names aside, within its
     tolerance), or broke the same way."""
     if first.contract or second.contract:
-        lines = [device_names((c.contract or "").strip().splitlines()[0] if c.contract else "") for c in (first, second)]
+        lines = [
+            device_names((c.contract or "").strip().splitlines()[0] if c.contract else "")
+            for c in (first, second)
+        ]
         return lines[0] == lines[1]
     name = path.relative_to(root).as_posix()
     try:
@@ -177,7 +182,9 @@ def _same_output(first, second, path: Path, root: Path) -> bool:
     return compare.matches(device_names(first.text), device_names(second.text), tolerance)
 
 
-def on_cpu(found: dict, verdicts: list, results: dict, groups: dict[str, list[Path]], root: Path, progress=None) -> dict | None:
+def on_cpu(
+    found: dict, verdicts: list, results: dict, groups: dict[str, list[Path]], root: Path, progress=None
+) -> dict | None:
     """Run the snippets that differ or broke on ``found``'s devices again on this machine's CPU (the
     book's 8 emulated devices, and as many as ``found`` has when fewer) and relabel them: what
     prints its ``.out`` there but not with ``found``'s count needs the book's devices; what the CPU
@@ -207,7 +214,11 @@ def on_cpu(found: dict, verdicts: list, results: dict, groups: dict[str, list[Pa
         elif _same_output(own, book, path, root):
             verdict.status = "version difference"
             verdict.detail = f"prints the same on this machine's CPU ({runtime.DEVICE_COUNT} devices): {book_verdict.detail}"
-        elif count < runtime.DEVICE_COUNT and counted_verdict.status != "same" and _same_output(own, counted, path, root):
+        elif (
+            count < runtime.DEVICE_COUNT
+            and counted_verdict.status != "same"
+            and _same_output(own, counted, path, root)
+        ):
             verdict.status = NEEDS_DEVICES
             verdict.detail = (
                 f"{counted_verdict.status} on {count} emulated CPU device(s) too; on "
@@ -297,9 +308,7 @@ def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
         f"  JAX {found['jax']}, jaxlib {found['jaxlib']}, Python {found['python']}, CPU {found['cpu']}",
         f"  plugins:  {', '.join(f'{k} {v}' for k, v in found['plugins'].items()) or 'none'}",
         f"  date:     {found['date']}",
-        *(
-            [f"  JAX_PLATFORMS={found['jax_platforms']}"] if found.get("jax_platforms") else []
-        ),
+        *([f"  JAX_PLATFORMS={found['jax_platforms']}"] if found.get("jax_platforms") else []),
         *(
             [
                 f"  again on: this machine's CPU, JAX {again['jax']}, {again['cpu']}, "
@@ -326,7 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accept", action="store_true", help="write <name>.<platform>.out where declared")
     parser.add_argument("--out", default=layout.ACCELERATOR, type=Path, help="the report's folder")
     parser.add_argument(
-        "--skip", type=Path, action="append", default=[],
+        "--skip",
+        type=Path,
+        action="append",
+        default=[],
         help="an outputs.json or progress.jsonl of an earlier run: its snippets are not run again",
     )
     parser.add_argument("--no-cpu", action="store_true", help="do not run what differs again on the CPU")
@@ -343,11 +355,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
     done = {name for path in args.skip if path.is_file() for name in load_outputs(path)[1]}
-    groups = {page: [p for p in paths if p.relative_to(root).as_posix() not in done] for page, paths in groups.items()}
+    groups = {
+        page: [p for p in paths if p.relative_to(root).as_posix() not in done]
+        for page, paths in groups.items()
+    }
     groups = {page: paths for page, paths in groups.items() if paths}
     if args.classify:
         found, results = load_outputs(args.classify)
-        groups = {page: [p for p in paths if p.relative_to(root).as_posix() in results] for page, paths in groups.items()}
+        groups = {
+            page: [p for p in paths if p.relative_to(root).as_posix() in results]
+            for page, paths in groups.items()
+        }
         args.out.mkdir(parents=True, exist_ok=True)
         progress = False if args.no_cpu else args.out / PROGRESS
         found, verdicts, results = judge_all(found, results, groups, root, progress)

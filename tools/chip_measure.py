@@ -227,7 +227,7 @@ def transformer(config: dict):
         block = jax.checkpoint(block, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
 
     def loss(params, tokens):
-        x = (params["embed"][tokens[:, :-1]] + params["pos"][: S]).astype(dt)
+        x = (params["embed"][tokens[:, :-1]] + params["pos"][:S]).astype(dt)
         x, _ = lax.scan(lambda x, p: (block(x, p), None), x, params["blocks"])
         x = rms_norm(x, params["norm"])
         logits = jnp.einsum("bsd,vd->bsv", x, params["embed"].astype(dt), preferred_element_type=jnp.float32)
@@ -249,8 +249,6 @@ def transformer(config: dict):
 
 
 def training(small: bool, peak_tflops: float | None) -> dict:
-    import jax
-    import jax.numpy as jnp
 
     base = (
         {"vocab": 256, "width": 64, "heads": 4, "mlp": 256, "layers": 2, "seq": 64, "batch": 4}
@@ -347,7 +345,10 @@ def trace(small: bool, out: Path) -> dict:
                 float(value)  # the host waits for each step, as a loop that logs the loss does
     wall = now() - start
     files = sorted(glob.glob(str(folder / "**" / "*"), recursive=True))
-    found = {"files": [str(Path(f).relative_to(folder)) for f in files if os.path.isfile(f)], "wall_seconds": wall}
+    found = {
+        "files": [str(Path(f).relative_to(folder)) for f in files if os.path.isfile(f)],
+        "wall_seconds": wall,
+    }
     perfetto = [f for f in files if f.endswith("perfetto_trace.json.gz")]
     if perfetto:
         kept = out / "perfetto_trace.json.gz"
@@ -380,7 +381,10 @@ def summarise(path: Path) -> dict:
         low = op.lower()
         if any(w in low for w in ("all-reduce", "all-gather", "reduce-scatter", "collective", "all-to-all")):
             return "collective"
-        if any(w in low for w in ("copy", "transpose", "bitcast", "dynamic-update-slice", "dynamic-slice", "slice")):
+        if any(
+            w in low
+            for w in ("copy", "transpose", "bitcast", "dynamic-update-slice", "dynamic-slice", "slice")
+        ):
             return "copy and layout"
         if any(w in low for w in ("convolution", "dot", "matmul", "einsum")):
             return "matrix products"
