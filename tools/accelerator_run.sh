@@ -95,6 +95,7 @@ own() {
   env -u PYTHONPATH "$jpy" -c "import jax, jupyter_client, ipykernel; print('== JAX', jax.__version__, 'on', jax.devices())"
   local step
   for step in ${what//,/ }; do
+    sleep 5 # a chip can refuse a program started just after another ended
     case $step in
       check | all)
         env -u PYTHONPATH timeout "${CHECK_SECONDS:-3000}" "$jpy" -m tools.accelerator --accept --out "$report" ${CHECK_ARGS:-} ||

@@ -248,14 +248,16 @@ def transformer(config: dict):
     return init, step, optimizer, n_params, flops_per_token
 
 
-def training(small: bool, peak_tflops: float | None) -> dict:
+def training(small: bool, peak_tflops: float | None, record: Record | None = None) -> dict:
 
     base = (
         {"vocab": 256, "width": 64, "heads": 4, "mlp": 256, "layers": 2, "seq": 64, "batch": 4}
         if small
-        else {"vocab": 32768, "width": 1024, "heads": 8, "mlp": 4096, "layers": 16, "seq": 512, "batch": 16}
+        else {"vocab": 32768, "width": 1024, "heads": 8, "mlp": 4096, "layers": 16, "seq": 512, "batch": 8}
     )
     rows = []
+    if record is not None:  # each run is saved as it ends
+        record.data["parts"]["training"] = {"config": base, "runs": rows}
     for dtype in ("bfloat16", "float32"):
         for remat in (False, True):
             config = dict(base, dtype=dtype, remat=remat)
@@ -264,6 +266,8 @@ def training(small: bool, peak_tflops: float | None) -> dict:
             except Exception as exc:  # noqa: BLE001 - out of memory, say: the other runs still count
                 rows.append({**config, "error": f"{type(exc).__name__}: {str(exc)[:500]}"})
                 print(f"  {dtype} remat={remat}: {rows[-1]['error']}", flush=True)
+            if record is not None:
+                record.save()
     return {"config": base, "runs": rows}
 
 
@@ -325,7 +329,7 @@ def trace(small: bool, out: Path) -> dict:
     base = (
         {"vocab": 256, "width": 64, "heads": 4, "mlp": 256, "layers": 2, "seq": 64, "batch": 4}
         if small
-        else {"vocab": 32768, "width": 1024, "heads": 8, "mlp": 4096, "layers": 16, "seq": 512, "batch": 16}
+        else {"vocab": 32768, "width": 1024, "heads": 8, "mlp": 4096, "layers": 16, "seq": 512, "batch": 8}
     )
     config = dict(base, dtype="bfloat16", remat=False)
     init, step, optimizer, _, _ = transformer(config)
@@ -514,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.chip_measure", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("_build/chip"))
     parser.add_argument("--small", action="store_true", help="CPU-sized: a rehearsal, not a measurement")
-    parser.add_argument("--parts", default="float16,scan,roofline,training,trace")
+    parser.add_argument("--parts", default="float16,scan,roofline,trace,training")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     record = Record(args.out, args.small)
@@ -523,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == "roofline":
             record.part(name, roofline, args.small)
         elif name == "training":
-            record.part(name, training, args.small, sheet.get("bf16_tflops"))
+            record.part(name, training, args.small, sheet.get("bf16_tflops"), record)
         elif name == "trace":
             record.part(name, trace, args.small, args.out)
         elif name == "scan":
