@@ -274,3 +274,48 @@ def test_what_the_check_runs_parses_on_python_3_11():
     assert newer == {}, "f-strings only Python 3.12 parses (quote or backslash inside a field)"
     script = (ROOT / "tools" / "accelerator_run.sh").read_text(encoding="utf-8")
     assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+
+@pytest.mark.inputs(
+    ROOT / "tools" / "chip_measure.py",
+    ROOT / "tools" / "chip_record.py",
+    ROOT / "snippets" / "profiling" / "_regression.py",
+    ROOT / "snippets" / "profiling" / "_mixed.py",
+)
+def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_read(tmp_path):
+    """The chip measurements at CPU sizes (--small: a rehearsal, which the record refuses), then
+    condensed as a record: every part, in the shape :func:`tools.chip_record.check` asks for."""
+    from tools import chip_record
+
+    env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"} | {"JAX_PLATFORMS": "cpu"}
+    args = [sys.executable, "-m", "tools.chip_measure", "--small", "--out", str(tmp_path)]
+    result = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    chip = json.loads((tmp_path / "chip.json").read_text())
+    assert chip["small"] and chip["stamp"]["backend"] == "cpu" and chip["errors"] == {}
+    with pytest.raises(ValueError, match="--small"):
+        chip_record.condense(chip)
+    record = chip_record.condense(chip | {"small": False})
+    chip_record.check(record)
+    assert set(chip_record.SHAPE) <= set(record)
+    assert {row["variant"] for row in record["roofline"]["rows"]} == {
+        "bfloat16",
+        "float32 default",
+        "float32 high",
+        "float32 highest",
+    }
+    assert [(run["dtype"], run["remat"]) for run in record["training"]["runs"]] == [
+        ("bfloat16", False),
+        ("bfloat16", True),
+        ("float32", False),
+        ("float32", True),
+    ]
+    assert record["float16"]["gradients"]["float16"] == 0.0  # the CPU computes float16 in float16
+    assert (tmp_path / "perfetto_trace.json.gz").is_file()
+    broken = json.loads(json.dumps(record))
+    del broken["roofline"]["rows"][2]["tflops"]
+    with pytest.raises(ValueError, match=r"record\.roofline\.rows\[2\]: no 'tflops'"):
+        chip_record.check(broken)
+    broken["roofline"]["rows"][2]["tflops"] = "fast"
+    with pytest.raises(ValueError, match=r"rows\[2\]\.tflops: 'fast' is not float"):
+        chip_record.check(broken)

@@ -118,13 +118,13 @@ def roofline(small: bool) -> dict:
         ("float32 high", jnp.float32, lax.Precision.HIGH),
         ("float32 highest", jnp.float32, lax.Precision.HIGHEST),
     ]
-    key = jax.random.key(0)
+    keys = iter(jax.random.split(jax.random.key(0), len(variants) * (len(ms) + 1)))
     rows = []
     for label, dtype, precision in variants:
-        b = jax.random.normal(key, (k, n), dtype)
+        b = jax.random.normal(next(keys), (k, n), dtype)
         product = jax.jit(partial(jnp.matmul, precision=precision))
         for m in ms:
-            a = jax.random.normal(jax.random.fold_in(key, m), (m, k), dtype)
+            a = jax.random.normal(next(keys), (m, k), dtype)
             t = timed(product, a, b, reps=5 if small else 10)["seconds"]
             size = jnp.dtype(dtype).itemsize
             flops, moved = 2 * m * k * n, size * (m * k + k * n + m * n)
