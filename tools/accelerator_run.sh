@@ -86,9 +86,14 @@ own() {
   fi
   # A Python of our own whose path is the machine's (PYTHONPATH first: its JAX) and then $site. The
   # book's kernel runs with a PYTHONPATH of its own, so the path goes in a .pth file.
-  "$py" -m venv --without-pip --system-site-packages "$env"
   local pth jpy=$env/bin/python
-  pth=$("$jpy" -c "import site; print(site.getsitepackages()[0])")/00-jaxbook.pth
+  if "$py" -m venv --without-pip --system-site-packages "$env"; then
+    pth=$("$jpy" -c "import site; print(site.getsitepackages()[0])")/00-jaxbook.pth
+  else # no venv module: the user's site folder takes the .pth file
+    jpy=$py
+    pth=$("$py" -m site --user-site)/00-jaxbook.pth
+    mkdir -p "$(dirname "$pth")"
+  fi
   { tr ':' '\n' <<< "${PYTHONPATH:-}" | grep -v '^$' || true; echo "$site"; } > "$pth"
   # Host callbacks (jax.debug.print) need JAX's CPU backend beside the accelerator.
   case ${JAX_PLATFORMS:-} in tpu | cuda | gpu | rocm) export JAX_PLATFORMS=$JAX_PLATFORMS,cpu ;; esac
