@@ -39,7 +39,9 @@ def test_search_summaries_show_page_text_not_the_toolbar(page):
         "#search-results ul.search li p.context", "ps => ps.map(p => p.textContent)"
     )
     assert summaries and not any("Light" in s and "Dark" in s for s in summaries), summaries[:3]
-    assert not any("Outputs on this page were produced" in s for s in summaries), summaries[:3]
+    assert not any("Outputs computed with JAX" in s or "Run this page yourself" in s for s in summaries), (
+        summaries[:3]
+    )
 
 
 def relative(page, site_url) -> str:
@@ -63,17 +65,24 @@ def follow(page, site_url, selector) -> str | None:
 
 def test_reading_order_of_the_toctrees():
     """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
-    ten steps (step 9 in three parts and the advanced 9d), the capstone, the reference pages and
-    the study plan in this order: the book's order, written here only to be checked."""
+    ten steps (step 9's part 2 nested under it), the capstone, the optional "under the hood"
+    pages in the order of their steps, the reference pages and the study plan in this order: the
+    book's order, written here only to be checked."""
     steps = [
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
-        "sharding", "sharded_training", "sharding_costs", "multiprocess", "profiling", "capstone",
+        "sharding", "sharded_training", "profiling", "capstone",
     ]  # fmt: skip
-    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps"]
+    under_the_hood = [
+        "arrays_under_the_hood", "grad_under_the_hood", "jit_under_the_hood",
+        "pytrees_under_the_hood", "training_under_the_hood", "control_flow_under_the_hood",
+        "sharding_under_the_hood", "sharding_costs", "multiprocess",
+    ]  # fmt: skip
+    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps", "parallelism", "glossary"]
     start = [
         "index",
         "docs/prerequisites",
         *(f"guide/{s}" for s in steps),
+        *(f"guide/{s}" for s in under_the_hood),
         *(f"docs/{r}" for r in reference),
         "practice/index",
     ]
@@ -154,4 +163,4 @@ def test_declared_error_shows_its_traceback_and_the_page_its_stamp(page):
     assert stamp.count() == 1
     stamp.scroll_into_view_if_needed()
     assert stamp.is_visible()
-    assert "8 devices" in stamp.inner_text()
+    assert "8 emulated CPU devices" in stamp.inner_text()
