@@ -8,7 +8,7 @@ AXE := node_modules/axe-core/package.json
 # Where the tools write (jaxbook/layout.py's BUILD; tests/test_uptodate.py checks they agree)
 BUILD := _build
 
-.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation
+.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation store
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -34,6 +34,11 @@ outputs: $(VENV)
 	@$(PY) -m jaxbook.accept SNIPPET='$(SNIPPET)' PAGE='$(PAGE)' HELPER='$(HELPER)' FAILED='$(FAILED)' \
 	  COMPARE='$(COMPARE)'
 
+# What the execution store holds for each page with code cells, and why a page would run again;
+# PRUNE=1 deletes the results no page reaches now: make store [PAGE="guide/jit.md ..."] [PRUNE=1]
+store: $(VENV)
+	$(PY) -m tools.store $(PAGE) $(if $(PRUNE),--prune)
+
 # Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
 # its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed
 # <name>.<platform>.out of the snippets that declare '# platform: <platform> differs'.
@@ -58,13 +63,13 @@ mutation: $(VENV)
 # Check your attempt at a practice problem: make check PROBLEM=adamw-from-scratch
 check: $(VENV)
 	@test -n "$(PROBLEM)" || { echo "usage: make check PROBLEM=adamw-from-scratch" >&2; exit 2; }
-	$(PY) -m jaxbook.practice '$(PROBLEM)'
+	$(PY) -m jaxbook.check '$(PROBLEM)'
 
 # Study the practice problems in the plan's order, each checked on every save of its starter (keys:
 # hint, reset, skip, list, quit); without a terminal, print the progress and exit:
 # make practice [PROBLEM=masked-mean] [RECOMPUTE=1: progress from the starters] [LIMIT=120: seconds per check]
 practice: $(VENV)
-	@$(PY) -m practice.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
+	@$(PY) -m jaxbook.study $(if $(PROBLEM),--problem '$(PROBLEM)') $(if $(RECOMPUTE),--recompute) \
 	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)

@@ -32,8 +32,9 @@ Commands (``make`` targets):
 - :mod:`jaxbook.build`    -- ``make html`` and ``make page``.
 - :mod:`jaxbook.run`      -- ``python -m jaxbook.run FILE`` runs one snippet the way the build does.
 - :mod:`jaxbook.accept`   -- ``make outputs``: write expected outputs from the results.
-- :mod:`jaxbook.practice` -- ``make check PROBLEM=...``: a practice problem's tests run and reported
-  (also for notebooks, practice/conftest.py and ``make practice``, which is practice/study.py).
+- :mod:`jaxbook.check`    -- ``make check PROBLEM=...``: a practice problem's tests run and reported
+  (by :mod:`jaxbook.practice`, which notebooks, practice/conftest.py and ``make practice`` use too).
+- :mod:`jaxbook.study`    -- ``make practice``: the study loop, every save of a starter checked.
 
 The maintainers' commands (``make upgrade``, ``make lock``, ``make accelerator``, ``make mutation``)
 are in ``tools/``: they import this package; it never imports them.

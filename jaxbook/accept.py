@@ -12,20 +12,9 @@ import sys
 from pathlib import Path
 
 from jaxbook import book_root, layout, outputs, pages, verdict
-from jaxbook.deps import project_dependencies
+from jaxbook.deps import importers
 from jaxbook.execute import Executor
 from jaxbook.snippet import parse_tolerance, source_of
-
-
-def importers(helper: Path, root: Path) -> list[Path]:
-    """Every snippet of the book that imports ``helper``, directly or through another module."""
-    return [
-        snippet
-        for page in pages.book_pages(root)
-        for snippet in pages.loaded_snippets(page)
-        if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]
-    ]
-
 
 #: ``make outputs``'s variables; a non-empty FAILED or COMPARE turns it on.
 VARIABLES = ("SNIPPET", "PAGE", "HELPER", "FAILED", "COMPARE")

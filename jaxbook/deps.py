@@ -8,7 +8,7 @@ import ast
 import functools
 from pathlib import Path
 
-from jaxbook import ROOT
+from jaxbook import ROOT, pages
 
 
 def _module_files(name: str, root: Path) -> list[Path]:
@@ -63,3 +63,13 @@ def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
                     seen.add(file)
                     stack.append(file)
     return [path] + sorted(seen - {path})
+
+
+def importers(helper: Path, root: Path) -> list[Path]:
+    """Every snippet of the book that imports ``helper``, directly or through another module."""
+    return [
+        snippet
+        for page in pages.book_pages(root)
+        for snippet in pages.loaded_snippets(page)
+        if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]
+    ]

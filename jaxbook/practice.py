@@ -1,7 +1,8 @@
 """Run a practice problem's tests and report one line per test and a verdict.
 
-``make check`` is :func:`main`; practice/conftest.py, ``make practice`` and each problem's notebook
-(which carries this file: it imports only pytest and the standard library) use the rest. A
+``make check`` (:mod:`jaxbook.check`), practice/conftest.py, ``make practice`` (:mod:`jaxbook.study`)
+and each problem's notebook (which carries this file: it imports only pytest and the standard
+library) use it. A
 ``wrong/<mistake>.diff`` patches ``solution.py`` below two header lines: the mistake, then
 ``Breaks: 2, 5. Caught by: test_a, test_b``.
 """
@@ -328,39 +329,8 @@ def run(
     error = import_error(folder, impl)
     if error is not None:
         return 1, None, error
-    # every test, every time: no pass cache, no workers, no results kept
-    args = [f"--impl={impl}", "--hypothesis-profile=small", "-n", "0", "-p", "no:tests.pass_cache"]
+    # every test, every time: the repository's own test options (its pass cache, its workers) are
+    # not the check's, and no result is kept
+    args = ["-o", "addopts=", "-ra", f"--impl={impl}", "--hypothesis-profile=small"]
     code, summary = run_tests(folder, *args, "--rootdir", str(practice.parent))
     return code, summary, None
-
-
-def main(argv=None) -> int:
-    """``make check``: one line per test and a verdict; exit status 2 for a bad name."""
-    import argparse
-
-    from jaxbook import ROOT, layout, runtime  # the repository's: a notebook never runs main()
-
-    parser = argparse.ArgumentParser(description="Check an attempt at a practice problem (make check)")
-    parser.add_argument("problem")
-    parser.add_argument("--impl", choices=["starter", "solution"], default="starter")
-    parser.add_argument("--practice", type=Path, default=PRACTICE, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    try:
-        folder = find_problem(args.problem, args.practice)
-    except ProblemNameError as error:
-        print(error, file=sys.stderr)
-        return 2
-    shown = (folder / f"{args.impl}.py").relative_to(args.practice.parent)
-    # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
-    runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
-    code, summary, error = run(folder, args.impl, args.practice)
-    if summary is None:
-        print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
-        print(f"ERROR  {shown}: fix the error above, then run the check again")
-        return 1
-    report(summary, code, str(shown))
-    return code or (1 if summary.collect_errors else 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@ from jaxbook import book_root, runtime
 
 def helper_message(path: Path) -> str:
     """What running a helper module means: nothing to show; the snippets that import it."""
-    from jaxbook.accept import importers
+    from jaxbook.deps import importers
     from jaxbook.snippet import display_path
 
     users = [display_path(s) for s in importers(path, book_root())]

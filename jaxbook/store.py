@@ -6,7 +6,8 @@ so the page is the unit. Its :class:`~jaxbook.results.PageResult` is kept in
 and of every project module it imports, the kernel's code (:func:`jaxbook.fingerprint.machinery`)
 and its environment (:func:`jaxbook.fingerprint.environment`). Whether an output matches its
 ``.out`` file is not stored: each consumer decides it (:mod:`jaxbook.verdict`). Writes are
-atomic, so a build killed at any moment leaves a complete result or none.
+atomic, so a build killed at any moment leaves a complete result or none. Each entry also keeps
+what its key was made of (``made_of``), so that :func:`explain` can say why a page runs again.
 """
 
 from __future__ import annotations
@@ -38,8 +39,14 @@ def page_key(snippets: list[Path], root: Path) -> tuple[str, dict[str, str]]:
     Raises OSError or SyntaxError when a file cannot be read or parsed."""
     files = inputs(snippets, root)
     order = [s.resolve().relative_to(root).as_posix() for s in snippets]
-    material = [order, sorted(files.items()), fingerprint.machinery(), fingerprint.environment()]
-    return hashlib.sha256(json.dumps(material).encode()).hexdigest(), files
+    return key_of(order, files, fingerprint.machinery(), fingerprint.environment()), files
+
+
+def key_of(order: list[str], files: dict[str, str], machinery: str, environment: str) -> str:
+    """The key made of a page's snippets in ``order``, the ``files`` they run, the kernel's code
+    and its environment (the JSON text of :func:`jaxbook.fingerprint.environment`)."""
+    material = [order, sorted(files.items()), machinery, environment]
+    return hashlib.sha256(json.dumps(material).encode()).hexdigest()
 
 
 def folder(root: Path) -> Path:
@@ -55,6 +62,7 @@ def load(key: str, root: Path) -> PageResult | None:
     """The stored result of ``key``, or None (absent or unreadable: executed again)."""
     try:
         data = json.loads(path_of(key, root).read_text(encoding="utf-8"))
+        data.pop("made_of", None)
         data["cells"] = [CellResult(**cell) for cell in data["cells"]]
         return PageResult(**data)
     except (OSError, ValueError, TypeError, KeyError):
@@ -62,11 +70,97 @@ def load(key: str, root: Path) -> PageResult | None:
 
 
 def save(result: PageResult, root: Path) -> Path:
-    """Keep ``result`` under its key, atomically."""
+    """Keep ``result`` under its key, atomically, with what the key was made of besides the
+    page's files: the kernel's code and its environment, as this process sees them (the caller
+    has just checked that they give ``result.key``)."""
     path = path_of(result.key, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(asdict(result), ensure_ascii=False))
+    made_of = {"machinery": fingerprint.machinery(), "environment": json.loads(fingerprint.environment())}
+    write_atomic(path, json.dumps({**asdict(result), "made_of": made_of}, ensure_ascii=False))
     return path
+
+
+def entries(root: Path) -> list[Path]:
+    """Every stored result's file, oldest first."""
+    return sorted(folder(root).glob("??/*.json"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def explain(page: str, key: str, order: list[str], files: dict[str, str], root: Path) -> list[str]:
+    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
+    ``order`` running ``files``, has no stored result: what differs from its newest stored
+    result, one reason a line; [] when it has one."""
+    if path_of(key, root).is_file():
+        return []
+    last = None
+    for path in entries(root):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("page") == page:
+            last = data
+    if last is None:
+        return ["no result of this page is stored"]
+    reasons = []
+    stored_order = [cell["snippet"] for cell in last["cells"]]
+    if stored_order != order:
+        added = [s for s in order if s not in stored_order]
+        removed = [s for s in stored_order if s not in order]
+        moved = "" if added or removed else "the same snippets in another order"
+        reasons.append(
+            "its cells changed: "
+            + "; ".join(
+                filter(
+                    None,
+                    [
+                        added and f"added {', '.join(added)}",
+                        removed and f"removed {', '.join(removed)}",
+                        moved,
+                    ],
+                )
+            )
+        )
+    old = last["inputs"]
+    for name in sorted(set(old) | set(files)):
+        if name not in old:
+            reasons.append(f"{name} is run now, and was not")
+        elif name not in files:
+            reasons.append(f"{name} is no longer run")
+        elif old[name] != files[name]:
+            reasons.append(f"{name} changed")
+    made_of = last.get("made_of")
+    if made_of is None:
+        return reasons + [
+            "its stored result does not say what its key was made of (stored by an older build)"
+        ]
+    if made_of["machinery"] != fingerprint.machinery():
+        reasons.append("the kernel's code changed (jaxbook/kernel.py or a module it imports)")
+    now = json.loads(fingerprint.environment())
+    for part in sorted(set(now) | set(made_of["environment"])):
+        before, after = made_of["environment"].get(part), now.get(part)
+        if before == after:
+            continue
+        if part == "variables":
+            names = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+            reasons.append(f"the kernel's variables changed: {', '.join(names)}")
+        else:
+            reasons.append(f"the kernel's environment changed: {part} ({before} -> {after})")
+    return reasons or ["its stored result is under another key (the key's recipe changed)"]
+
+
+def prune(keep: set[str], pages: set[str], root: Path) -> tuple[int, int]:
+    """Delete every stored result whose key is not in ``keep`` (the current keys of the book's
+    pages) and every duration of a page not in ``pages``; how many results and bytes went."""
+    gone = [(path, path.stat().st_size) for path in entries(root) if path.stem not in keep]
+    for path, _ in gone:
+        path.unlink()
+    known = durations(root)
+    if set(known) - pages:
+        path = folder(root) / "durations.json"
+        write_atomic(
+            path, json.dumps({p: s for p, s in known.items() if p in pages}, indent=0, sort_keys=True)
+        )
+    return len(gone), sum(size for _, size in gone)
 
 
 def durations(root: Path) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""``make check`` (jaxbook/practice.py's main): exact problem names, one clear error for an attempt that
+"""``make check`` (jaxbook/check.py): exact problem names, one clear error for an attempt that
 does not import, and ERROR (not FAIL) for a test that could not be set up."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from jaxbook import ROOT, practice, runtime
+from jaxbook import ROOT, check, practice, runtime
 
 #: It reads the practice problems (`make check` finds a problem among them), none of the rest of the book.
 pytestmark = pytest.mark.inputs("practice")
@@ -53,7 +53,7 @@ def test_unknown_names_list_the_problems(name):
 
 
 def test_pattern_exits_2_with_a_message(capsys):
-    assert practice.main(["m*"]) == 2
+    assert check.main(["m*"]) == 2
     assert "is a pattern" in capsys.readouterr().err
 
 
@@ -73,7 +73,7 @@ def toy_problem(tmp_path, starter, tests):
 def run_check(practice, env=None):
     """``make check`` on the toy problem, in a process of its own (environment ``env``: this one's)."""
     return subprocess.run(
-        [sys.executable, "-m", "jaxbook.practice", "toy-problem", "--practice", str(practice)],
+        [sys.executable, "-m", "jaxbook.check", "toy-problem", "--practice", str(practice)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -91,7 +91,7 @@ def run_check(practice, env=None):
 )
 def test_an_attempt_that_does_not_import_is_reported_once_at_its_line(tmp_path, capsys, starter, line, error):
     tests = "def test_a(impl):\n    assert impl.answer() == 42\n\n\ndef test_b(impl):\n    assert impl.answer() > 0\n"
-    assert practice.main(["toy-problem", "--practice", str(toy_problem(tmp_path, starter, tests))]) == 1
+    assert check.main(["toy-problem", "--practice", str(toy_problem(tmp_path, starter, tests))]) == 1
     out, err = capsys.readouterr()
     assert "practice/toys/toy_problem/starter.py does not import" in err
     assert f'toy_problem/starter.py", line {line}' in err and err.count(error) == 1, err

@@ -534,7 +534,7 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     env = {**reader_env(tmp_path), **runtime.JAX_ENV}
     run = {"capture_output": True, "text": True, "timeout": 600}
     notebook = subprocess.run([sys.executable, "-c", source(cells[-1])], cwd=tmp_path, env=env, **run)
-    make = subprocess.run([sys.executable, "-m", "jaxbook.practice", "masked-mean"], cwd=ROOT, **run)
+    make = subprocess.run([sys.executable, "-m", "jaxbook.check", "masked-mean"], cwd=ROOT, **run)
 
     def report(output: str, label: str) -> list[str]:
         lines = output.splitlines()

@@ -157,3 +157,101 @@ def test_a_file_already_holding_the_bytes_is_not_written_again(tmp_path):
     write_changed(path, b"other glyphs")
     assert path.read_bytes() == b"other glyphs" and path.stat().st_mtime_ns != 1
     assert [p.name for p in tmp_path.iterdir()] == ["font.woff2"]
+
+
+def stored(book: Path, page: str, *names: str) -> PageResult:
+    """Keep a result for ``page`` running ``names`` as they are now, as a build would."""
+    snippets = [book / "snippets" / "a" / name for name in names]
+    key, files = store.page_key(snippets, book)
+    cells = [CellResult(f"snippets/a/{name}", text="x\n") for name in names]
+    result = PageResult(page, key, files, cells)
+    store.save(result, book)
+    return result
+
+
+def why(book: Path, page: str, *names: str) -> list[str]:
+    snippets = [book / "snippets" / "a" / name for name in names]
+    key, files = store.page_key(snippets, book)
+    return store.explain(page, key, [f"snippets/a/{n}" for n in names], files, book)
+
+
+def test_the_store_says_why_a_page_runs_again(book, monkeypatch):
+    """Each input of the key, changed after the page's result was kept, is named; the reason
+    comes from the newest result of that page, not from another page's."""
+    assert why(book, "guide/a.md", "one.py") == ["no result of this page is stored"]
+    stored(book, "guide/a.md", "one.py")
+    stored(book, "guide/b.md", "one.py", "two.py")  # newer, and another page's
+    assert why(book, "guide/a.md", "one.py") == []
+    assert store.load(key(book, "one.py"), book).page == "guide/a.md"  # made_of is not a field
+    (book / "snippets" / "a" / "_helper.py").write_text("X = 2\n")
+    assert why(book, "guide/a.md", "one.py") == ["snippets/a/_helper.py changed"]
+    assert why(book, "guide/a.md", "one.py", "two.py") == [
+        "its cells changed: added snippets/a/two.py",
+        "snippets/a/_helper.py changed",
+        "snippets/a/two.py is run now, and was not",
+    ]
+    assert why(book, "guide/a.md", "two.py") == [
+        "its cells changed: added snippets/a/two.py; removed snippets/a/one.py",
+        "snippets/a/_helper.py is no longer run",
+        "snippets/a/one.py is no longer run",
+        "snippets/a/two.py is run now, and was not",
+    ]
+    stored(book, "guide/a.md", "one.py", "two.py")  # the newest result is the one compared
+    assert why(book, "guide/a.md", "two.py", "one.py") == [
+        "its cells changed: the same snippets in another order"
+    ]
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")
+    monkeypatch.setattr(fingerprint, "machinery", lambda *a: "another kernel")
+    assert why(book, "guide/a.md", "one.py", "two.py") == [
+        "the kernel's code changed (jaxbook/kernel.py or a module it imports)",
+        "the kernel's variables changed: JAX_ENABLE_X64",
+    ]
+    monkeypatch.setattr(fingerprint.runtime, "execution_key", lambda: "jax==0.0.0")
+    assert why(book, "guide/a.md", "one.py", "two.py")[1].startswith(
+        "the kernel's environment changed: jax ("
+    )
+
+
+def test_pruning_keeps_what_the_pages_reach_now_and_nothing_else(book):
+    old = stored(book, "guide/a.md", "one.py")
+    (book / "snippets" / "a" / "one.py").write_text("print(1)\n")
+    new = stored(book, "guide/a.md", "one.py")
+    gone = stored(book, "guide/gone.md", "two.py")
+    store.record_duration("guide/a.md", 1.0, book)
+    store.record_duration("guide/gone.md", 2.0, book)
+    count, size = store.prune({new.key}, {"guide/a.md"}, book)
+    assert count == 2 and size > 0
+    assert [p.stem for p in store.entries(book)] == [new.key]
+    assert store.load(old.key, book) is None and store.load(gone.key, book) is None
+    assert store.durations(book) == {"guide/a.md": 1.0}
+    assert store.prune({new.key}, {"guide/a.md"}, book) == (0, 0)
+
+
+def test_make_store_reports_each_page_and_prunes(tmp_path, monkeypatch, capsys):
+    """``make store``: a page without a stored result names why; ``--prune`` keeps what the book's
+    pages reach now (tools/store.py)."""
+    from tools import store as command
+
+    book = Book(tmp_path)
+    book.snippet("a/one.py", "print(1)\n")
+    book.snippet("b/two.py", "print(2)\n")
+    book.page("a", "a/one.py")
+    book.page("b", "b/two.py")
+    monkeypatch.setattr(command, "ROOT", tmp_path)
+    assert command.main(["guide/a.md"]) == 0
+    assert capsys.readouterr().out == (
+        "guide/a.md: not stored, runs at the next build:\n  no result of this page is stored\n"
+    )
+    snippets = [tmp_path / "snippets" / "a" / "one.py"]
+    key, files = store.page_key(snippets, tmp_path)
+    store.save(PageResult("guide/a.md", key, files, [CellResult("snippets/a/one.py")], 2.0), tmp_path)
+    store.save(PageResult("guide/a.md", "cd" * 32, files, []), tmp_path)  # an older edit's result
+    assert command.main(["--prune"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "guide/a.md: stored (1 cells, executed in 2.0 s)"
+    assert out[1] == "guide/b.md: not stored, runs at the next build:"
+    assert out[-1].startswith("pruned 1 of 2 stored results (") and out[-1].endswith("; 1 kept")
+    assert [p.stem for p in store.entries(tmp_path)] == [key]
+    with pytest.raises(SystemExit):
+        command.main(["guide/missing.md"])
+    assert "guide/missing.md: not a page of the book with code cells" in capsys.readouterr().err

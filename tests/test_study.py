@@ -1,99 +1,25 @@
-"""``make practice`` (practice/study.py) as a learner uses it: in a real terminal (a pty), on a copy
+"""``make practice`` (jaxbook/study.py) as a learner uses it: in a real terminal (a pty), on a copy
 of the practice tree, with saves of the starter re-checked by the warm worker; and through a pipe."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import pty
 import re
 import shutil
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 
-from jaxbook import ROOT
-from practice import study
+from jaxbook import ROOT, study
 from tests.test_check import toy_problem
+from tools import record_study
+from tools.record_study import NONE_PASS, Terminal, practice_copy
 
 #: It reads the practice problems (the plan, the pages' hints, the starters), none of the rest.
 pytestmark = pytest.mark.inputs("practice", "tools/record_study.py")
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-#: The verdict line with no test passed, or with some but not all (the count of tests is the
-#: problem's own: a test added to masked-mean changes it).
-NONE_PASS = re.compile(r"\b0/\d+ tests pass")
 SOME_PASS = re.compile(r"\b[1-9]\d*/\d+ tests pass: not yet")
-
-
-def practice_copy(tmp_path):
-    """The practice tree and the root conftest.py, copied into a git repository under tmp_path."""
-    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
-    shutil.copytree(ROOT / "practice", tmp_path / "practice", ignore=ignore)
-    git = ["git", "-c", "user.name=study", "-c", "user.email=study@example.org", "-C", str(tmp_path)]
-    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "practice"]):
-        subprocess.run(git + command, check=True)
-    return tmp_path / "practice"
-
-
-class Terminal:
-    """A program in a pseudo-terminal; ``until`` waits for text to appear on it."""
-
-    def __init__(self, command, cwd, columns=120):
-        self.raw, self.text, self.seen = "", "", 0
-        # subprocess starts the child without os.fork (unsafe in a process where JAX runs threads)
-        self.fd, child = pty.openpty()
-        env = {**os.environ, "COLUMNS": str(columns), "LINES": "60", "TERM": "xterm"}
-        process = subprocess.Popen(
-            command, cwd=cwd, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
-        )
-        os.close(child)
-        self.process = process
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            try:
-                data = os.read(self.fd, 4096)
-            except OSError:
-                return
-            if not data:
-                return
-            self.raw += data.decode(errors="replace")
-            self.text = ANSI.sub("", self.raw)
-
-    def until(self, *wanted, timeout=120):
-        """Wait until every string (or pattern) of ``wanted`` has appeared since the last call;
-        return that text."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            new = self.text[self.seen :]
-            if all(w.search(new) if isinstance(w, re.Pattern) else w in new for w in wanted):
-                self.seen = len(self.text)
-                return new
-            time.sleep(0.05)
-        raise AssertionError(f"not shown within {timeout} s: {wanted}\n--- the terminal since:\n{new}")
-
-    def press(self, key):
-        os.write(self.fd, key.encode())
-
-    def exit_code(self, timeout=60):
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("the program did not quit") from None
-
-    def close(self):
-        """Stop the program if it still runs (its worker ends with it: its stdin closes)."""
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        os.close(self.fd)
 
 
 FAILING = '''import jax.numpy as jnp
@@ -111,7 +37,7 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     folder = practice / "arrays" / "masked_mean"
     starter, untouched = folder / "starter.py", (folder / "starter.py").read_text()
     options = ["--practice", str(practice), "--problem", "masked-mean"]
-    term = Terminal([sys.executable, "-m", "practice.study", *options], ROOT)
+    term = Terminal([sys.executable, "-m", "jaxbook.study", *options], ROOT)
     try:
         first = term.until("Masked Mean Without Boolean Indexing", NONE_PASS)
         assert "Study plan: 0 passed, 0 attempted, 42 not started (of 42)" in first
@@ -164,7 +90,7 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
 
 def piped(practice, *options):
     """``make practice`` with its output to a pipe (as in CI): the progress table."""
-    command = [sys.executable, "-m", "practice.study", "--practice", str(practice), *options]
+    command = [sys.executable, "-m", "jaxbook.study", "--practice", str(practice), *options]
     done = subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
     )
@@ -233,9 +159,6 @@ def test_each_problems_hints_are_its_pages_hint_dropdowns():
 def test_the_recorded_screen_on_the_study_plan_page_is_the_programs_today():
     """practice/make_practice.svg is what tools/record_study.py records now (so it shows the
     current screen, hints and requirements), and it requests nothing: no script, font or link."""
-    spec = importlib.util.spec_from_file_location("record_study", ROOT / "tools" / "record_study.py")
-    record_study = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(record_study)
     committed = record_study.OUT.read_text(encoding="utf-8")
     assert record_study.svg(record_study.record()) == committed, "run .venv/bin/python tools/record_study.py"
     assert "<title>" in committed and not re.search(r"<script|@font-face|url\(|href", committed)

@@ -1,26 +1,104 @@
 """Record ``make practice`` for practice/index.md: practice/make_practice.svg, from a real run.
 
-The program runs in a pseudo-terminal (tests/test_study.py's Terminal) on a copy of the practice
-tree: it starts at masked-mean, the starter is saved with an attempt that divides by a zero count
-(the problem's kept wrong solution ``divides_by_zero_count``), and ``h`` asks for a hint. The screen it then shows is written as an SVG of monospace text lines
-(no fonts, scripts or requests of its own). Run it again when the screen changes:
+The program runs in a pseudo-terminal (:class:`Terminal`, which tests/test_study.py drives too) on a
+copy of the practice tree: it starts at masked-mean, the starter is saved with an attempt that
+divides by a zero count (the problem's kept wrong solution ``divides_by_zero_count``), and ``h``
+asks for a hint. The screen it then shows is written as an SVG of monospace text lines (no fonts,
+scripts or requests of its own). Run it again when the screen changes:
 
     .venv/bin/python tools/record_study.py
 """
 
 from __future__ import annotations
 
+import os
+import pty
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 from html import escape
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from jaxbook import ROOT  # noqa: E402
+from jaxbook import ROOT, study  # noqa: E402
 from jaxbook.practice import patched_solution  # noqa: E402
-from practice import study  # noqa: E402
-from tests.test_study import ANSI, NONE_PASS, Terminal, practice_copy  # noqa: E402
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: The verdict line with no test passed, or with some but not all (the count of tests is the
+#: problem's own: a test added to masked-mean changes it).
+NONE_PASS = re.compile(r"\b0/\d+ tests pass")
+
+
+def practice_copy(tmp_path):
+    """The practice tree and the root conftest.py, copied into a git repository under tmp_path."""
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+    shutil.copytree(ROOT / "practice", tmp_path / "practice", ignore=ignore)
+    git = ["git", "-c", "user.name=study", "-c", "user.email=study@example.org", "-C", str(tmp_path)]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "practice"]):
+        subprocess.run(git + command, check=True)
+    return tmp_path / "practice"
+
+
+class Terminal:
+    """A program in a pseudo-terminal; ``until`` waits for text to appear on it."""
+
+    def __init__(self, command, cwd, columns=120):
+        self.raw, self.text, self.seen = "", "", 0
+        # subprocess starts the child without os.fork (unsafe in a process where JAX runs threads)
+        self.fd, child = pty.openpty()
+        env = {**os.environ, "COLUMNS": str(columns), "LINES": "60", "TERM": "xterm"}
+        process = subprocess.Popen(
+            command, cwd=cwd, env=env, stdin=child, stdout=child, stderr=child, start_new_session=True
+        )
+        os.close(child)
+        self.process = process
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            self.raw += data.decode(errors="replace")
+            self.text = ANSI.sub("", self.raw)
+
+    def until(self, *wanted, timeout=120):
+        """Wait until every string (or pattern) of ``wanted`` has appeared since the last call;
+        return that text."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            new = self.text[self.seen :]
+            if all(w.search(new) if isinstance(w, re.Pattern) else w in new for w in wanted):
+                self.seen = len(self.text)
+                return new
+            time.sleep(0.05)
+        raise AssertionError(f"not shown within {timeout} s: {wanted}\n--- the terminal since:\n{new}")
+
+    def press(self, key):
+        os.write(self.fd, key.encode())
+
+    def exit_code(self, timeout=60):
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the program did not quit") from None
+
+    def close(self):
+        """Stop the program if it still runs (its worker ends with it: its stdin closes)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.fd)
+
 
 OUT = ROOT / "practice" / "make_practice.svg"
 COLUMNS, FONT, LINE = 100, 13, 17  # characters per line, font size and line height in pixels
@@ -34,7 +112,7 @@ def record() -> str:
         command = [
             sys.executable,
             "-m",
-            "practice.study",
+            "jaxbook.study",
             "--practice",
             str(practice),
             "--problem",

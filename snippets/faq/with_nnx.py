@@ -2,7 +2,7 @@ import jax.numpy as jnp
 import optax
 from flax import nnx
 
-from snippets.training._nnx_model import MLP, mse
+from snippets.training_under_the_hood._nnx_model import MLP, mse
 
 model = MLP(nnx.Rngs(0))  # Step 7's 1 -> 32 -> 1 tanh MLP, as an NNX module
 optimizer = nnx.Optimizer(model, optax.sgd(0.05, momentum=0.9), wrt=nnx.Param)

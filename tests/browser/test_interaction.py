@@ -63,17 +63,24 @@ def follow(page, site_url, selector) -> str | None:
 
 def test_reading_order_of_the_toctrees():
     """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
-    ten steps (step 9 in three parts and the advanced 9d), the capstone, the reference pages and
-    the study plan in this order: the book's order, written here only to be checked."""
+    ten steps (step 9's part 2 nested under it), the capstone, the optional "under the hood"
+    pages in the order of their steps, the reference pages and the study plan in this order: the
+    book's order, written here only to be checked."""
     steps = [
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
-        "sharding", "sharded_training", "sharding_costs", "multiprocess", "profiling", "capstone",
+        "sharding", "sharded_training", "profiling", "capstone",
     ]  # fmt: skip
-    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps"]
+    under_the_hood = [
+        "arrays_under_the_hood", "grad_under_the_hood", "jit_under_the_hood",
+        "pytrees_under_the_hood", "training_under_the_hood", "control_flow_under_the_hood",
+        "sharding_under_the_hood", "sharding_costs", "multiprocess",
+    ]  # fmt: skip
+    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps", "parallelism", "glossary"]
     start = [
         "index",
         "docs/prerequisites",
         *(f"guide/{s}" for s in steps),
+        *(f"guide/{s}" for s in under_the_hood),
         *(f"docs/{r}" for r in reference),
         "practice/index",
     ]

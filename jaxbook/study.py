@@ -107,8 +107,7 @@ def load_progress(root: Path) -> dict[str, str]:
         return json.loads(path.read_text("utf-8")) if path.is_file() else {}
     except json.JSONDecodeError as error:
         raise SystemExit(
-            f"{path}: not the progress make practice writes ({error}); "
-            "RECOMPUTE=1 rebuilds it"
+            f"{path}: not the progress make practice writes ({error}); RECOMPUTE=1 rebuilds it"
         ) from None
 
 
@@ -122,9 +121,7 @@ def save_progress(root: Path, progress: dict[str, str]) -> None:
 def original(problem: Problem) -> bytes:
     """The starter as git has it (what ``r`` restores)."""
     command = ["git", "show", "HEAD:./starter.py"]
-    done = subprocess.run(
-        command, cwd=problem.folder, capture_output=True, check=True
-    )
+    done = subprocess.run(command, cwd=problem.folder, capture_output=True, check=True)
     return done.stdout
 
 
@@ -151,8 +148,7 @@ def state(problem: Problem, progress: dict[str, str]) -> str:
 def counts(problems: list[Problem], progress: dict[str, str]) -> str:
     """``3 passed, 1 attempted, 31 not started (of 35)``."""
     found = [
-        f"{sum(state(p, progress) == s for p in problems)} {s}"
-        for s in (PASSED, ATTEMPTED, NOT_STARTED)
+        f"{sum(state(p, progress) == s for p in problems)} {s}" for s in (PASSED, ATTEMPTED, NOT_STARTED)
     ]
     return f"{', '.join(found)} (of {len(problems)})"
 
@@ -178,15 +174,10 @@ def checked(practice: Path, folder: Path, width: int) -> dict:
     if summary is None:
         error = f"{shown} does not import, so no test can run:\n\n{error}"
         return {"status": ATTEMPTED, "error": error}
-    lines = [
-        "Requirements (PASS when every test that checks it passes; "
-        "tests passed / tests):"
-    ]
+    lines = ["Requirements (PASS when every test that checks it passes; tests passed / tests):"]
     for number, sentence in summary.requirements.items():
         outcomes = [
-            summary.outcomes.get(test)
-            for test, numbers in summary.checks.items()
-            if number in numbers
+            summary.outcomes.get(test) for test, numbers in summary.checks.items() if number in numbers
         ]
         passed = sum(outcome == "passed" for outcome in outcomes)
         mark = "PASS" if passed == len(outcomes) else "FAIL"
@@ -265,9 +256,7 @@ class Worker:
             (self.practice.parent / STATE).mkdir(exist_ok=True)
             spawn = multiprocessing.get_context("spawn")  # JAX forbids fork
             self.connection, theirs = spawn.Pipe()
-            self.process = spawn.Process(
-                target=serve, args=(theirs, self.practice), daemon=True
-            )
+            self.process = spawn.Process(target=serve, args=(theirs, self.practice), daemon=True)
             self.process.start()
             theirs.close()  # so that its end shows as the pipe's end here
             if self.answer(LIMIT) != "ready":  # the start, JAX's import
@@ -300,13 +289,11 @@ def screen(study: Study) -> str:
     problems, progress = study.problems, study.progress
     lines = [
         f"Study plan: {counts(problems, progress)}",
-        f"Problem {problems.index(p) + 1} of {len(problems)}: "
-        f"{p.name} ({state(p, progress)})",
+        f"Problem {problems.index(p) + 1} of {len(problems)}: {p.name} ({state(p, progress)})",
         "",
         p.title(),
         *(f"  {link}" for link in links(p, study.root)),
-        f"  edit:   {p.starter.relative_to(study.root)} "
-        "(checked on every save)",
+        f"  edit:   {p.starter.relative_to(study.root)} (checked on every save)",
         "",
     ]
     result = study.result or {"report": "Checking..."}
@@ -354,15 +341,10 @@ class Study:
         if self.result["status"] == PASSED:
             solved = self.current.name
             if all(state(p, self.progress) == PASSED for p in self.problems):
-                self.message = (
-                    f"Solved {solved}: every problem of the plan passes. "
-                    "Well done!"
-                )
+                self.message = f"Solved {solved}: every problem of the plan passes. Well done!"
             else:
                 self.next()
-                self.message = (
-                    f"Solved {solved}! Next in the plan: {self.current.name}."
-                )
+                self.message = f"Solved {solved}! Next in the plan: {self.current.name}."
                 return self.check()
         self.draw()
 
@@ -376,9 +358,7 @@ class Study:
     def reset(self) -> None:
         """Back to git's starter, checked; the attempt goes to backups/."""
         starter = self.current.starter
-        backup = (
-            self.root / STATE / "backups" / starter.relative_to(self.practice)
-        )
+        backup = self.root / STATE / "backups" / starter.relative_to(self.practice)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         backup = backup.with_name(f"starter.py.bak-{stamp}")
         try:
@@ -393,8 +373,7 @@ class Study:
         self.progress.pop(self.current.name, None)
         save_progress(self.root, self.progress)
         self.message = (
-            f"Reset {starter.relative_to(self.root)}; your attempt is in "
-            f"{backup.relative_to(self.root)}"
+            f"Reset {starter.relative_to(self.root)}; your attempt is in {backup.relative_to(self.root)}"
         )
         self.check()
 
@@ -407,10 +386,7 @@ class Study:
             self.shown_hints += 1
             if self.shown_hints > len(self.hints):
                 self.shown_hints = len(self.hints)
-                self.message = (
-                    "No more hints: the reference solution is at the bottom "
-                    "of the page."
-                )
+                self.message = "No more hints: the reference solution is at the bottom of the page."
         elif key in "rsl":
             if key == "r":
                 self.reset()
@@ -434,9 +410,7 @@ class Study:
 
         self.check()
         # every 0.1 s, saves or not, so that keys are read
-        for saves in watchfiles.watch(
-            self.practice, rust_timeout=100, yield_on_timeout=True
-        ):
+        for saves in watchfiles.watch(self.practice, rust_timeout=100, yield_on_timeout=True):
             while select.select([sys.stdin], [], [], 0)[0]:
                 key = os.read(sys.stdin.fileno(), 1).decode(errors="replace")
                 if not self.key(key):
@@ -466,9 +440,7 @@ def recompute(practice: Path, limit: float) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problem", help="start here (as make check's)")
-    parser.add_argument(
-        "--recompute", action="store_true", help="progress from the starters"
-    )
+    parser.add_argument("--recompute", action="store_true", help="progress from the starters")
     parser.add_argument("--limit", type=float, default=LIMIT, help="seconds")
     parser.add_argument("--practice", type=Path, default=PRACTICE)
     args = parser.parse_args(argv)

@@ -5,7 +5,7 @@ import optax
 from flax import nnx
 
 from snippets.training._model import make_data
-from snippets.training._nnx_model import MLP, mse
+from snippets.training_under_the_hood._nnx_model import MLP, mse
 
 graphdef, state = nnx.split(MLP(nnx.Rngs(0)))  # static structure, arrays
 print("graphdef:", type(graphdef).__name__, "| state:", type(state).__name__)

@@ -6,7 +6,7 @@ import optax
 from flax import nnx
 
 from snippets.training._model import loss_fn, make_data
-from snippets.training._nnx_model import MLP, as_layers, mse
+from snippets.training_under_the_hood._nnx_model import MLP, as_layers, mse
 
 model = MLP(nnx.Rngs(0))  # parameters drawn by nnx.Linear's initialisers
 optimizer = nnx.Optimizer(model, optax.sgd(0.05, momentum=0.9), wrt=nnx.Param)

@@ -1,0 +1,100 @@
+"""Arrows run one way: the content (snippets/, practice/) and the maintainers' tools (tools/) import
+the machinery (jaxbook/); the tests import anything. The machinery imports no content, no test, no
+tool and none of its own commands (the modules the Makefile runs with ``-m``), so that what Sphinx,
+the kernel and ``make check`` load is the machinery alone."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+
+pytestmark = pytest.mark.inputs("snippets", "practice", "tools")
+
+#: Where a file lives -> the top-level packages it must not import.
+FORBIDDEN = {
+    "jaxbook": ("tests", "tools", "practice", "snippets", "conftest"),
+    "tools": ("tests", "practice", "snippets", "conftest"),
+    "content": ("tests", "tools", "conftest"),
+}
+
+
+def layer(relative: Path) -> str | None:
+    top = relative.parts[0]
+    if top in ("snippets", "practice"):
+        return "content"
+    return top if top in FORBIDDEN else None
+
+
+def commands(makefile: Path) -> set[str]:
+    """The machinery's modules the Makefile runs as commands (``$(PY) -m jaxbook.build``)."""
+    return set(re.findall(r"-m (jaxbook(?:\.\w+)+)", makefile.read_text(encoding="utf-8")))
+
+
+def imports(path: Path, root: Path) -> list[tuple[int, list[str]]]:
+    """(line, names) of every import statement of ``path``, anywhere in it: the absolute dotted
+    names of the modules it may load (``from a import b`` may load ``a`` and ``a.b``)."""
+    package = path.relative_to(root).with_suffix("").parts[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, [alias.name]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            module = ".".join(filter(None, [base, node.module or ""]))
+            found.append((node.lineno, [module, *(f"{module}.{alias.name}" for alias in node.names)]))
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """``file:line: ...`` for every import that runs the wrong way in the layers' folders."""
+    own_commands = commands(root / "Makefile")
+    found = []
+    for path in sorted(
+        p for top in ("jaxbook", "tools", "snippets", "practice") for p in (root / top).rglob("*.py")
+    ):
+        relative = path.relative_to(root)
+        where, itself = layer(relative), ".".join(relative.with_suffix("").parts)
+        for line, names in imports(path, root):
+            top = names[0].split(".")[0]
+            command = next((n for n in names if n in own_commands and n != itself), None)
+            if top in FORBIDDEN[where]:
+                found.append(
+                    f"{relative}:{line}: {where} imports {names[0]} ({top}/ may not be imported here)"
+                )
+            elif where == "jaxbook" and command:
+                found.append(f"{relative}:{line}: jaxbook imports {command}, a command the Makefile runs")
+    return found
+
+
+def test_every_arrow_runs_one_way():
+    assert violations(ROOT) == []
+
+
+def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
+    files = {
+        "Makefile": "check:\n\t$(PY) -m jaxbook.check x\n",
+        "jaxbook/__init__.py": "",
+        "jaxbook/check.py": "from jaxbook import pages\n",
+        "jaxbook/pages.py": "import os\n",
+        "jaxbook/study.py": "from . import check\nfrom .check import main\n",
+        "jaxbook/docs.py": "def f():\n    from tests.helpers import Book\n",
+        "tools/record.py": "from tests.test_study import Terminal\nfrom jaxbook import pages\n",
+        "practice/a/solution.py": "import jax\nfrom tools import mutation\n",
+        "snippets/a/x.py": "from practice.a.solution import f\nfrom snippets.a import _h\n",
+        "tests/test_a.py": "from tools import record\nfrom practice.a import solution\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert violations(tmp_path) == [
+        "jaxbook/docs.py:2: jaxbook imports tests.helpers (tests/ may not be imported here)",
+        "jaxbook/study.py:1: jaxbook imports jaxbook.check, a command the Makefile runs",
+        "jaxbook/study.py:2: jaxbook imports jaxbook.check, a command the Makefile runs",
+        "practice/a/solution.py:2: content imports tools (tools/ may not be imported here)",
+        "tools/record.py:1: tools imports tests.test_study (tests/ may not be imported here)",
+    ]
