@@ -1,3 +1,4 @@
+# platform: gpu,tpu differs -- the compiled collectives are the backend's (a GPU splits each into -start and -done ops, which traffic() does not read)
 from collections import Counter
 
 import jax
