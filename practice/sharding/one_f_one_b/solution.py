@@ -8,8 +8,9 @@ def one_f_one_b(stages: int, micro: int) -> list[list[str]]:
     forward = [[None] * micro for _ in range(stages)]  # tick each ran
     backward = [[None] * micro for _ in range(stages)]
     rows = []
-    while backward[0][micro - 1] is None:
-        t = len(rows)
+    for t in range(2 * (micro + stages)):  # more than the 2 (M + S - 1) needed
+        if backward[0][micro - 1] is not None:  # stage 0's last backward ran
+            break
 
         def before(done, m):
             """Whether the step was done in an earlier tick."""
