@@ -150,3 +150,12 @@ def test_length_and_bubble(impl, stages, micro):
     for s in range(stages):
         idle = sum(row[s] == "." for row in rows)
         assert idle == 2 * (stages - 1), (s, idle)
+
+
+@pytest.mark.requirement(2, 6)
+@pytest.mark.parametrize("stages,micro", [(300, 2), (2, 300)])
+def test_long_pipelines(impl, stages, micro):
+    """Counts past 256, where `is` between equal ints stops being true."""
+    rows = impl.one_f_one_b(stages, micro)
+    assert len(rows) == 2 * (micro + stages - 1)
+    assert len(events(rows)) == 2 * stages * micro
