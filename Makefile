@@ -8,7 +8,7 @@ AXE := node_modules/axe-core/package.json
 # Where the tools write (jaxbook/layout.py's BUILD; tests/test_uptodate.py checks they agree)
 BUILD := _build
 
-.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation store
+.PHONY: html test serve clean page check practice bench audit lock outputs upgrade accelerator mutation store reading
 
 html: $(VENV)
 	$(PY) -m jaxbook.build
@@ -80,6 +80,11 @@ bench: $(VENV) $(AXE)
 # needs Lighthouse (LIGHTHOUSE=/path/to/lighthouse; see tools/site_audit.py) and Chromium.
 audit: $(VENV)
 	$(PY) tools/site_audit.py $(AUDIT)
+
+# Reading time of each reader page (core and optional layer) and of each step, with each page's
+# count of maintainers' voice (tools/reading_time.py); CHECK=1 exits 1 naming the steps over target.
+reading: $(VENV)
+	$(PY) -m tools.reading_time $(if $(CHECK),--check)
 
 # Re-resolve requirements.in into requirements.lock (needs the package index).
 # uv reads the hashes from the index (pip-tools downloads every wheel to hash it); pins already in

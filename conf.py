@@ -64,6 +64,12 @@ html_use_index = False
 # The site's address, for canonical links, og:url, sitemap.xml and the 404 page's links: Read the
 # Docs gives it to its builds; for another host, JAXBOOK_BASE_URL (README: Publishing).
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL") or os.environ.get("JAXBOOK_BASE_URL", "")
+# Where a practice page's reader clones the code ({get-the-code}, jaxbook/sphinxext/getcode.py): Read
+# the Docs gives its builds the repository's address; another host sets JAXBOOK_REPOSITORY_URL;
+# without one, the pages send readers to the notebook download.
+jaxbook_repository = os.environ.get("READTHEDOCS_GIT_CLONE_URL") or os.environ.get(
+    "JAXBOOK_REPOSITORY_URL", ""
+)
 # Open Graph tags (sphinxext-opengraph); the description is the book's (jaxbook/seo.py); no
 # generated preview images.
 ogp_site_url = html_baseurl

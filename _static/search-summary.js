@@ -1,5 +1,5 @@
 /* Search result summaries: Sphinx shows text from the page's [role="main"] element, which in
-   this theme also holds the toolbar ("Light Dark ..."). Drop the toolbar, the environment stamp
+   this theme also holds the toolbar ("Light Dark ..."). Drop the toolbar, the page note (notebook, environment)
    and the cell captions, so a summary shows the page's own words.
 
    The patch must be in place before the first result page is fetched and summarised. This script
@@ -13,7 +13,7 @@
     const original = Search.htmlToText;
     const withoutToolbar = (htmlString, anchor) => {
       const doc = new DOMParser().parseFromString(htmlString, "text/html");
-      doc.querySelectorAll(".bd-header-article, .jaxbook-stamp, .jaxbook-snippet, .prev-next-footer")
+      doc.querySelectorAll(".bd-header-article, .jaxbook-page-note, .jaxbook-snippet, .prev-next-footer")
         .forEach((element) => element.remove());
       return original(doc.documentElement.outerHTML, anchor);
     };

@@ -13,6 +13,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util import logging
 
+from jaxbook.upstream import mystnb, sphinx as sphinx_seam
+
 logger = logging.getLogger(__name__)
 
 # rich's HTML export: a <pre> whose spans carry background colours (a picture drawn with text).
@@ -23,8 +25,7 @@ NO_ALT = (
 )
 
 
-def picture_alt(cell) -> str | None:
-    metadata = cell.get("cell_metadata", {})
+def picture_alt(metadata: dict) -> str | None:
     alt = ((metadata.get("mystnb") or {}).get("image") or {}).get("alt")
     return " ".join(str(alt).split()) if alt else None
 
@@ -32,10 +33,8 @@ def picture_alt(cell) -> str | None:
 def size_image(image: nodes.image, srcdir: Path) -> None:
     """Give a cell's image its size in pixels (no layout shift while it loads: Lighthouse's
     "unsized-images") and let the browser load it when it nears the screen."""
-    from sphinx.util.images import get_image_size
-
     if "width" not in image and "height" not in image:
-        size = get_image_size(srcdir / image["uri"])
+        size = sphinx_seam.image_size(srcdir / image["uri"])
         if size is None:
             message = f"the size of the cell's image {image['uri']} cannot be read"
             logger.warning(message, location=image, type="jaxbook", subtype="image")
@@ -48,9 +47,10 @@ def on_doctree_read(app, doctree) -> None:
     """Name each cell's HTML picture with the cell's alt text (role="img"); warn of a picture or
     an image without alt text."""
     for cell in doctree.findall(nodes.container):
-        if cell.get("nb_element") != "cell_code":
+        options = mystnb.code_cell_options(cell)
+        if options is None:
             continue
-        alt = picture_alt(cell)
+        alt = picture_alt(options)
         for image in cell.findall(nodes.image):
             size_image(image, Path(app.srcdir))
             if not image.get("alt", "").strip():

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from jaxbook import ROOT, layout, runtime
-from jaxbook.practice import PRACTICE, ProblemNameError, find_problem, report, run
+from jaxbook.practice import PRACTICE, ProblemNameError, check_problem, find_problem, report
 
 
 def main(argv=None) -> int:
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     shown = (folder / f"{args.impl}.py").relative_to(args.practice.parent)
     # Before the attempt imports JAX, as the tests' conftest.py requires (with the tests' cache).
     runtime.configure(compilation_cache=ROOT / layout.JAX_CACHE)
-    code, summary, error = run(folder, args.impl, args.practice)
+    code, summary, error = check_problem(folder, args.impl, args.practice)
     if summary is None:
         print(f"{shown} does not import, so no test can run:\n\n{error}", file=sys.stderr)
         print(f"ERROR  {shown}: fix the error above, then run the check again")

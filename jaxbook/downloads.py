@@ -3,7 +3,9 @@
 The reader's notebook (``_sources/<page>.ipynb``) is the site's, cells and outputs unchanged, plus
 what the build's kernel provides: a first cell that sets the 8 emulated devices (or the reader's
 GPU or TPU), ``%%writefile`` cells for the helper modules a cell imports, the ``raises-exception``
-tag where a snippet declares ``# raises:``, and cell numbers in place of snippet file names. A
+tag where a snippet declares ``# raises:``, and cell numbers in place of snippet file names; its
+snippet cells show what the page shows (:func:`jaxbook.reader.reader_view`: no declaration lines,
+and tracebacks counting the lines shown). A
 practice page also runs the problem's tests against the reader's attempt, as ``make check`` does.
 MyST directives become what Jupyter renders (``{only} html`` is the site's alone, ``{only}
 notebook`` the notebook's); Markdown the notebook cannot show is a warning at its line
@@ -23,13 +25,17 @@ from html import escape
 from importlib.metadata import version
 from pathlib import Path
 
-from myst_parser.parsers.directives import parse_directive_text
+from docutils import nodes
 from sphinx.util import logging
+from sphinx.util.osutil import relative_uri
 
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.practice import REQUIREMENTS_INTRO, requirements
-from jaxbook.snippet import display_path, parse_declaration
+from jaxbook.reader import reader_view
+from jaxbook.snippet import display_path
+from jaxbook.sphinxext.stamp import download
+from jaxbook.upstream import myst_parser, mystnb, theme
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party
 #: modules are listed under their own name.
@@ -41,43 +47,61 @@ logger = logging.getLogger(__name__)
 PAGE_LINK = re.compile(r"\]\((?P<path>(?![a-z][a-z0-9+.-]*:)[^\s()#<>]+)\.md(?P<anchor>#[^\s()]*)?\)")
 
 
-def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
-    """Write and offer the reader's notebook of a page MyST-NB executed in this build (it never
-    deletes the executed notebook of a page that stopped being one: such a page offers none)."""
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    if doctree is None:
-        return
-    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    executed = Path(app.env.mystnb_config.output_folder) / f"{pagename}.ipynb"
-    if NbMetadataCollector.get_exec_data(app.env, pagename) is None or not executed.is_file():
+def offer(builder, pagename: str) -> dict | None:
+    """Write the reader's notebook of a page MyST-NB executed in this build and return it; None
+    (and no notebook) for a page that is not one, or whose Markdown the notebook cannot show (it
+    never deletes the executed notebook of a page that stopped being one: such a page offers none)."""
+    env, config = builder.env, builder.config
+    target = Path(builder.outdir) / "_sources" / f"{pagename}.ipynb"
+    executed = mystnb.executed_notebook(env, pagename)
+    if executed is None:
         target.unlink(missing_ok=True)
-        return
-    page = Path(app.env.doc2path(pagename)).resolve()
+        return None
+    page = Path(env.doc2path(pagename)).resolve()
     notebook = json.loads(executed.read_text(encoding="utf-8"))
     try:
-        reader = reader_notebook(
-            notebook, page, book_root(), app.config.nb_merge_streams, app.config.html_baseurl
-        )
+        reader = reader_notebook(notebook, page, book_root(), config.nb_merge_streams, config.html_baseurl)
     except NotebookError as error:  # a warning: the strict build fails, and reports every page
         logger.warning(error.detail, location=(pagename, error.line), type="jaxbook", subtype="download")
         target.unlink(missing_ok=True)
-        return
+        return None
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    context["ipynb_source"] = f"{pagename}.ipynb"
-    if "body" in context:
-        href = context["pathto"](f"_sources/{pagename}.ipynb", 1)
-        line = (
-            f'<p class="jaxbook-download">Run this page yourself: download '
-            f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
-            f"{re.sub(r'`([^`]+)`', r'<code>\1</code>', escape(requirements_sentence(reader)))}</p>\n"
-        )
-        # Right under the title (the build's stamp, added later, goes between the two: see setup).
-        body = context["body"]
-        end = body.find("</h1>")
-        end = 0 if end == -1 else end + len("</h1>")
-        context["body"] = body[:end] + "\n" + line + body[end:]
+    return reader
+
+
+def download_line(href: str, pagename: str, reader: dict) -> str:
+    """The HTML of the page note's first line: the notebook to download and what it runs with."""
+    sentence = escape(requirements_sentence(reader))
+    return (
+        f'<p class="jaxbook-download">Run this page yourself: download '
+        f'<a href="{escape(href)}" download>{escape(Path(pagename).name)}.ipynb</a>. '
+        f"{re.sub(r'`([^`]+)`', r'<code>\1</code>', sentence)}</p>\n"
+    )
+
+
+def visit_download(translator, node) -> None:
+    """Render the page note's download (:class:`jaxbook.sphinxext.stamp.download`): write the
+    reader's notebook, then offer it, in the process that writes the page."""
+    builder = translator.builder
+    pagename = builder.current_docname
+    reader = offer(builder, pagename)
+    if reader is not None:
+        href = relative_uri(builder.get_target_uri(pagename), f"_sources/{pagename}.ipynb")
+        translator.body.append(download_line(href, pagename, reader))
+    raise nodes.SkipNode
+
+
+def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    """Give the theme's download menu the notebook the page's note offers (written when the note
+    was rendered, just before); a page without a note offers none."""
+    if doctree is None:
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    if next(doctree.findall(download), None) is None:
+        target.unlink(missing_ok=True)
+    elif target.is_file():
+        theme.offer_notebook(context, f"{pagename}.ipynb")
 
 
 # -- the reader's notebook ------------------------------------------------------------------------
@@ -108,7 +132,13 @@ def reader_notebook(
             helpers = [p for p in project_dependencies(snippet, root)[1:] if p not in written]
             cells += helper_cells(helpers, root, "helper")
             written.update(helpers)
-            if parse_declaration(snippet.read_text(encoding="utf-8"), str(snippet)):
+            view = reader_view(cell["source"], display_path(snippet))
+            cell["source"] = view.source  # as the page shows it: the contract's lines left out
+            name = snippet.relative_to(root).as_posix()
+            for output in cell.get("outputs", []):
+                for key in {"text", "traceback", "evalue"} & output.keys():
+                    output[key] = json.loads(shown_lines(json.dumps(output[key]), name, view))
+            if view.raises:
                 tags = cell["metadata"].setdefault("tags", [])
                 if "raises-exception" not in tags:
                     tags.append("raises-exception")
@@ -131,6 +161,18 @@ def reader_notebook(
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"
     return notebook
+
+
+def shown_lines(text: str, name: str, view) -> str:
+    """``text`` (an output) with each line number of the snippet file ``name`` (``"name", line 9``
+    in a traceback, ``name:9`` in JAX's messages) made the line of the source ``view`` shows."""
+
+    def line(match: re.Match) -> str:
+        return f"{match.group(1)}{view.line(int(match.group(2)))}"
+
+    quoted = re.escape(name)
+    text = re.sub(rf'({quoted}\\?", line )(\d+)', line, text)
+    return re.sub(rf"({quoted}:)(\d+)", line, text)
 
 
 def number_cells(cells: list[dict], page: Path, root: Path) -> None:
@@ -400,7 +442,7 @@ def markdown_cells(text: str, page: Path, problem: Path | None, first: int | Non
             continue
         name, _, rest = token.info[1:].partition("}")
         form = _Untitled if name in ADMONITIONS else _Titled
-        parsed = parse_directive_text(form, rest.strip(), token.content, validate_options=False)
+        parsed = myst_parser.directive(form, rest.strip(), token.content)
         arg, body = " ".join(parsed.arguments), "\n".join(parsed.body)
         inside = first + start + 1 + parsed.body_offset  # the content's first line
         out += lines[done:start]
@@ -468,7 +510,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
 
 def setup(app):
     app.connect("source-read", on_source_read)
-    # Priority 400: before sphinx-book-theme's download menu (500), which reads ipynb_source, and before
-    # jaxbook.sphinxext.stamp (500), which then puts its stamp between the title and the download line.
-    app.connect("html-page-context", on_html_page_context, priority=400)
+    app.add_node(download, override=True, html=(visit_download, None))
+    # Before the theme builds its download menu from the context.
+    app.connect("html-page-context", on_html_page_context, priority=theme.BEFORE_HEADER_BUTTONS)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

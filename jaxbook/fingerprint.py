@@ -3,6 +3,7 @@ it: the environment (:func:`environment`) and the machinery's code (:func:`machi
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import json
@@ -21,11 +22,18 @@ from jaxbook.files import files_digest
 PACKAGE = Path(__file__).resolve().parent
 #: The code each key holds, as entry points: the kernel, from which the execution store's results
 #: come (its module and specification); the extension (a package: every module in it), which
-#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site`).
+#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site_entries`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
 EXTENSION = ("sphinxext", *KERNEL)
-#: Variables the build reads besides ``JAXBOOK_*``: the host's site address, a fixed date, CI.
-BUILD_VARIABLES = ("CI", "READTHEDOCS", "READTHEDOCS_CANONICAL_URL", "SOURCE_DATE_EPOCH")
+#: Variables the build reads besides ``JAXBOOK_*``: the host's site and repository addresses, a
+#: fixed date, CI.
+BUILD_VARIABLES = (
+    "CI",
+    "READTHEDOCS",
+    "READTHEDOCS_CANONICAL_URL",
+    "READTHEDOCS_GIT_CLONE_URL",
+    "SOURCE_DATE_EPOCH",
+)
 
 
 def machinery(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> str:
@@ -44,7 +52,7 @@ def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]
     return sorted(p for p in found if p.is_relative_to(package))
 
 
-def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
+def site_entries(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
     """The entries of the site's build of the book at ``root``: the build command, the kernel, and
     each module of ``package`` in the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
     path = list(sys.path)
@@ -56,23 +64,31 @@ def site(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
     return ("build.py", *KERNEL, *(n if (package / n).is_dir() else f"{n}.py" for n in ours))
 
 
-def variables(reader: str, environ=None) -> dict[str, str]:
+class Reader(enum.IntEnum):
+    """Who reads the environment, each seeing more of it than the one before (:func:`environment`)."""
+
+    KERNEL = 1  # the execution store
+    BUILD = 2  # the site
+    TESTS = 3  # the pass cache
+
+
+def variables(reader: Reader, environ=None) -> dict[str, str]:
     """The variables of ``environ`` (default ``os.environ``) that can change what ``reader`` makes:
     for the kernel, JAX's and XLA's settings but those :func:`jaxbook.runtime.configure` sets or
     removes, and matplotlib's backend; for the build also ``JAXBOOK_*`` and :data:`BUILD_VARIABLES`;
     for the tests also those configure sets, and ``PATH``."""
     env = os.environ if environ is None else environ
-    configured = () if reader == "tests" else (*runtime.JAX_ENV, *runtime.CACHE_VARIABLES)
-    prefixes = ("JAX_", "XLA_") + (("JAXBOOK_",) if reader != "kernel" else ())
+    configured = () if reader >= Reader.TESTS else (*runtime.JAX_ENV, *runtime.CACHE_VARIABLES)
+    prefixes = ("JAX_", "XLA_") + (("JAXBOOK_",) if reader >= Reader.BUILD else ())
     names = (
         ("MPLBACKEND",)
-        + (BUILD_VARIABLES if reader != "kernel" else ())
-        + (("PATH",) if reader == "tests" else ())
+        + (BUILD_VARIABLES if reader >= Reader.BUILD else ())
+        + (("PATH",) if reader >= Reader.TESTS else ())
     )
     return {n: env[n] for n in sorted(env) if (n.startswith(prefixes) or n in names) and n not in configured}
 
 
-def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | None = None) -> str:
+def environment(reader: Reader = Reader.KERNEL, environ=None, tools: dict[str, str] | None = None) -> str:
     """What of the environment can change what ``reader`` makes, each seeing more than the last:
 
     - the kernel (the execution store): JAX's version and the settings it is given, the CPU it
@@ -83,8 +99,7 @@ def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | No
     - the tests (the pass cache): also the platform, the cores, ``PATH`` and ``tools`` (what the
       caller knows of the programs it runs outside Python, such as a version or a hash).
     """
-    if reader not in ("kernel", "build", "tests"):
-        raise ValueError(f"no such reader of the environment: {reader!r}")
+    reader = Reader(reader)  # ValueError for another
     found = {
         "jax": runtime.execution_key(),
         "cpu": runtime.cpu(),
@@ -92,10 +107,10 @@ def environment(reader: str = "kernel", environ=None, tools: dict[str, str] | No
         "variables": variables(reader, environ),
         "packages": packages(site_packages()),
     }
-    if reader != "kernel":
+    if reader >= Reader.BUILD:
         found["path"] = [sys.executable, sys.version, sys.path]
         found["packages"] = packages(sys.path)
-    if reader == "tests":
+    if reader >= Reader.TESTS:
         found["platform"] = [platform.platform(), os.cpu_count()]
         found["tools"] = tools or {}
     return json.dumps(found, sort_keys=True)

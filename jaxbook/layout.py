@@ -7,10 +7,9 @@ from pathlib import Path
 BUILD = Path("_build")
 SITE = Path("html")
 DOCTREES = Path("doctrees")
-RECORD = Path("site.json")  # the inputs the site was built from (jaxbook.uptodate)
+SITE_INPUTS = Path("site.json")  # the inputs the site was built from (jaxbook.uptodate)
 REPORTS = Path("reports")  # each failing page's diffs and tracebacks
 FAILURES = Path("failures.json")  # the snippets whose output differed or was missing
-JUPYTER_EXECUTE = Path("jupyter_execute")  # MyST-NB's executed notebooks
 
 HTML = BUILD / SITE
 PAGE = BUILD / "page"  # make page's preview

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from jaxbook.upstream import myst_parser
+
 #: The pages of the book (besides 404.md), as conf.py's ``include_patterns``: ``*`` stays in a folder.
 PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practice/*/*.md")
 #: MyST's syntax extensions of the book (conf.py's ``myst_enable_extensions``).
@@ -23,7 +25,6 @@ class Cell:
     """A ``{code-cell}`` of a page: where it is, what it loads, and what else it holds."""
 
     line: int  # 1-based line of the opening fence
-    end: int  # 1-based line of the closing fence
     load: str | None  # the ``load`` option, relative to the page
     load_line: int  # 1-based line of the ``load`` option (the fence's line when absent)
     body: tuple[str, ...]  # inline code (a book cell has none)
@@ -78,25 +79,14 @@ class _Directive:
     has_content = True
 
 
-@functools.cache
-def _parser():
-    from markdown_it.renderer import RendererHTML
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.parsers.mdit import create_md_parser
-
-    config = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS), disable_syntax=["inline"])
-    return create_md_parser(config, RendererHTML)
-
-
-def tokens(text: str) -> list:
-    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left unparsed)."""
-    return _parser().parse(text)
+def tokens(text: str, inline: bool = False) -> list:
+    """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left
+    unparsed; ``inline=True``: each ``inline`` token's ``children`` are its text, code and links)."""
+    return myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS), inline).parse(text)
 
 
 @functools.cache
 def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
-    from myst_parser.parsers.directives import parse_directive_text
-
     blocks = tokens(text + "\n")
     lines = text.split("\n")
     top_matter, cells, toctree = None, [], []
@@ -111,9 +101,8 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
             continue
         start = token.map[0] + 1
-        result = parse_directive_text(_Directive, "", token.content, validate_options=False)
-        options = result.options or {}
-        unreadable = str(result.warnings[0].msg) if result.warnings else None
+        result = myst_parser.directive(_Directive, "", token.content)
+        options, unreadable = result.options, result.warning
         body = tuple(line for line in result.body if line.strip())
         tags = options.get("tags") or ()
         if isinstance(tags, str):
@@ -121,7 +110,6 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
         cells.append(
             Cell(
                 line=start,
-                end=token.map[1],
                 load=str(options["load"]).strip() if options.get("load") else None,
                 load_line=_option_line(lines, start, token.map[1], "load"),
                 body=body,
@@ -131,6 +119,21 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
             )
         )
     return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree)
+
+
+def captioned_toctrees(page: Path) -> list[tuple[str, list[Path]]]:
+    """``(caption, pages)`` of each ``{toctree}`` of ``page`` in order (caption "" when none):
+    index.md's captions are the menu's sections ("The ten steps", "Under the hood")."""
+    found = []
+    for token in tokens(page.read_text(encoding="utf-8")):
+        if token.type == "fence" and token.level == 0 and token.info.startswith(TOCTREE):
+            lines = token.content.split("\n")
+            caption = next(
+                (line.split(":", 2)[2].strip() for line in lines if line.startswith(":caption:")), ""
+            )
+            entries = tuple(filter(None, map(_toctree_entry, lines)))
+            found.append((caption, Page(page, toctree=entries).children()))
+    return found
 
 
 def _toctree_entry(line: str) -> str:
@@ -214,7 +217,8 @@ def page_of(snippet: Path, root: Path) -> Path:
 def preview(root: Path, names: list[str]) -> list[str]:
     """What ``make page`` builds for the pages ``names`` (paths under ``root``): the pages, the
     pages on the toctree path from ``index.md`` down to each, and the pages without code cells
-    that each lists (the theme draws its navigation from them). ValueError for no page."""
+    that each lists (the theme draws its navigation from them), and the glossaries, which define the
+    terms any page may link. ValueError for no page."""
     root = root.resolve()
     found = set(book_pages(root))
     wanted: list[Path] = []
@@ -224,7 +228,20 @@ def preview(root: Path, names: list[str]) -> list[str]:
             raise ValueError(f"{name}: not a page of the book (its pages: {', '.join(PAGE_PATTERNS)})")
         wanted += [*(_toctree_path((root / "index.md").resolve(), page, set()) or []), page]
         wanted += [child for child in read(page).children() if not read(child).cells]
+    wanted += glossaries(root) if wanted else []
     return [p.relative_to(root).as_posix() for p in dict.fromkeys(wanted)]
+
+
+def glossaries(root: Path) -> list[Path]:
+    """The pages with a ``{glossary}`` directive: a ``{term}`` link to one of its terms needs it."""
+    found = []
+    for page in book_pages(root):
+        text = page.read_text(encoding="utf-8")
+        if "{glossary}" in text and any(
+            t.type == "fence" and t.info.strip() == "{glossary}" for t in tokens(text)
+        ):
+            found.append(page)
+    return found
 
 
 def _toctree_path(start: Path, page: Path, seen: set[Path]) -> list[Path] | None:

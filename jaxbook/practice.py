@@ -75,14 +75,9 @@ def use_profiles(name: str) -> None:
         from hypothesis import HealthCheck, Phase, settings
     except ImportError:  # a problem without properties runs without Hypothesis
         return
-    try:  # a private function of Hypothesis 6.131+: tests/test_check.py fails if it stops mattering
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        providers = None
-    if hasattr(providers, "_get_local_constants"):
-        # Hypothesis also draws constants read from every local module imported so far, so a
-        # test's examples depended on what ran before it; a test draws from its strategies only.
-        providers._get_local_constants = providers.Constants
+    from jaxbook.upstream import hypothesis as upstream
+
+    upstream.draw_from_strategies_only()  # tests/test_check.py fails if it stops mattering
     for profile, examples in PROFILES.items():
         skipped = {Phase.explain, Phase.shrink} if profile == "catch" else {Phase.explain}
         settings.register_profile(
@@ -208,7 +203,7 @@ class Summary:
 LABELS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "skipped": "SKIP"}
 
 
-def verdict(summary: Summary, exit_code: int) -> str:
+def summary_line(summary: Summary, exit_code: int) -> str:
     """The report's last line, such as ``3/5 tests pass: not yet``."""
     outcomes = list(summary.outcomes.values())
     passed, errors = outcomes.count("passed"), outcomes.count("error")
@@ -236,7 +231,7 @@ def report(summary: Summary, exit_code: int, label: str) -> None:
             print(f"         requirement {number}" + (f": {sentence}" if sentence else ""))
         if summary.examples.get(test):
             print(textwrap.indent(summary.examples[test], " " * 9))
-    print(verdict(summary, exit_code))
+    print(summary_line(summary, exit_code))
 
 
 class Attempt:
@@ -321,7 +316,7 @@ def import_error(folder: Path, which: str) -> str | None:
     return None
 
 
-def run(
+def check_problem(
     folder: Path, impl: str = "starter", practice: Path = PRACTICE
 ) -> tuple[int, Summary | None, str | None]:
     """Check ``folder/<impl>.py`` in this process: (pytest's exit code, the Summary, None), or

@@ -1,6 +1,6 @@
 """Nothing the book no longer has stays published: Sphinx forgets a removed source but keeps the
 files it wrote for it. When a build finishes, even a failed one, the files of every page that the
-last finished build recorded (:data:`RECORD`) and whose source is gone are deleted; the record is
+last finished build recorded (:data:`PUBLISHED`) and whose source is gone are deleted; the record is
 written after the deletions, so a build stopped before it finished leaves it for the next one.
 Only pages of the book's sources are deleted, never a page another extension writes (the 404 page).
 """
@@ -15,7 +15,7 @@ from jaxbook.files import write_atomic
 #: What the HTML build writes for a page under ``_sources/<docname>`` besides ``<docname>.html``.
 SOURCE_SUFFIXES = (".md", ".ipynb", ".md.txt", ".ipynb.txt", ".txt")
 #: The pages the last finished build published (their docnames), in the doctree folder.
-RECORD = "jaxbook-published.json"
+PUBLISHED = "jaxbook-published.json"
 
 
 def written_for(outdir: Path, docname: str) -> list[Path]:
@@ -27,7 +27,7 @@ def written_for(outdir: Path, docname: str) -> list[Path]:
 def published(doctreedir: Path) -> set[str]:
     """The pages the last finished build recorded (none if it recorded nothing readable)."""
     try:
-        return set(json.loads((doctreedir / RECORD).read_text(encoding="utf-8")))
+        return set(json.loads((doctreedir / PUBLISHED).read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError):
         return set()
 
@@ -40,7 +40,7 @@ def on_build_finished(app, exception) -> None:
     for docname in sorted(published(doctreedir) - found):
         for path in written_for(Path(app.outdir), docname):
             path.unlink()
-    write_atomic(doctreedir / RECORD, json.dumps(sorted(found)))
+    write_atomic(doctreedir / PUBLISHED, json.dumps(sorted(found)))
 
 
 def setup(app):

@@ -15,20 +15,30 @@ from xml.sax.saxutils import escape as xml_escape
 from docutils import nodes
 
 from jaxbook.files import write_atomic
+from jaxbook.upstream import opengraph
 
 DESCRIPTION_LENGTH = 200
 TAGS = re.compile(r"<[^>]+>")
 
 
 def description(doctree) -> str:
-    """The first paragraph of the page that is prose (not the environment stamp), shortened."""
+    """The first paragraph of the page that is prose, shortened: none inside an element Sphinx's
+    search skips (class ``no-search``: the page's note, the cells' captions)."""
     for paragraph in doctree.findall(nodes.paragraph):
+        if any("no-search" in node.get("classes", ()) for node in _ancestors(paragraph)):
+            continue
         text = " ".join(paragraph.astext().split())
         if len(text) > DESCRIPTION_LENGTH:
             return text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
         if len(text) > 40:
             return text
     return ""
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
@@ -47,7 +57,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     if doctree is None:  # sphinxext-opengraph writes tags for pages with a source only
         tags.append(f'<meta property="og:description" content="{escape(summary)}" />')
     else:
-        context["meta"] = {**(context.get("meta") or {}), "og:description": escape(summary)}
+        opengraph.describe(context, escape(summary))
     context["metatags"] = context.get("metatags", "") + "\n".join(tags) + "\n"
 
 
@@ -86,7 +96,7 @@ def on_build_finished(app, exception) -> None:
 
 
 def setup(app):
-    app.connect("html-page-context", on_html_page_context, priority=400)  # before sphinxext-opengraph
+    app.connect("html-page-context", on_html_page_context, priority=opengraph.BEFORE_TAGS)
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jaxbook import fingerprint, layout
 from jaxbook.deps import project_dependencies
-from jaxbook.files import write_atomic
+from jaxbook.files import file_digest, write_atomic
 from jaxbook.results import CellResult, PageResult
 
 
@@ -30,7 +30,7 @@ def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
     for snippet in snippets:
         for path in project_dependencies(snippet.resolve(), root):
             name = path.relative_to(root).as_posix()
-            found.setdefault(name, hashlib.sha256(path.read_bytes()).hexdigest())
+            found.setdefault(name, file_digest(path))
     return found
 
 

@@ -3,7 +3,7 @@
 The problems come in the plan's order (the toctrees of practice/index.md
 and its sections). The current starter is checked on every save by a
 worker process that imported JAX once and runs ``make check``'s code,
-:func:`jaxbook.practice.run`; a check past ``--limit`` seconds kills the
+:func:`jaxbook.practice.check_problem`; a check past ``--limit`` seconds kills the
 worker, and the next check starts another. Progress is kept in
 ``.study/progress.json``; without a terminal the table is printed.
 """
@@ -30,9 +30,9 @@ from jaxbook.practice import (
     PRACTICE,
     SOLVED,
     ProblemNameError,
+    check_problem,
     find_problem,
-    run,
-    verdict,
+    summary_line,
 )
 
 STATE = ".study"  # beside practice/: progress, backups, logs (git ignores it)
@@ -165,12 +165,12 @@ def table(problems, progress, current: Problem | None = None) -> str:
 # --- the warm worker --------------------------------------------------------
 
 
-def checked(practice: Path, folder: Path, width: int) -> dict:
+def check_starter(practice: Path, folder: Path, width: int) -> dict:
     """Check ``folder``'s starter with ``make check``'s code: its status,
     and the import error or the report the screen shows (each requirement's
     state, the smallest failing examples, the verdict)."""
     shown = (folder / "starter.py").relative_to(practice.parent).as_posix()
-    code, summary, error = run(folder, "starter", practice)
+    code, summary, error = check_problem(folder, "starter", practice)
     if summary is None:
         error = f"{shown} does not import, so no test can run:\n\n{error}"
         return {"status": ATTEMPTED, "error": error}
@@ -194,7 +194,7 @@ def checked(practice: Path, folder: Path, width: int) -> dict:
             lines.append(textwrap.indent(IMPL.sub("", example), "  "))
     if summary.collect_errors:
         lines += ["", "The tests could not be collected."]
-    last = verdict(summary, code)
+    last = summary_line(summary, code)
     lines += [
         "",
         last,
@@ -222,7 +222,7 @@ def serve(connection, practice: Path) -> None:
         while request := connection.recv():
             with open(state / "last-check.log", "w") as out:
                 os.dup2(out.fileno(), 1)
-                result = checked(practice, *request)
+                result = check_starter(practice, *request)
                 sys.stdout.flush()
             connection.send(result)
 
@@ -331,7 +331,7 @@ class Study:
     def check(self) -> None:
         """Check the current starter, record the progress, and move on to
         the next problem when it passes."""
-        self.result, self.checked = None, contents(self.current.starter)
+        self.result, self.checked_text = None, contents(self.current.starter)
         self.draw()
         self.result = self.worker.check(self.current.folder)
         self.progress[self.current.name] = self.result["status"]
@@ -417,7 +417,7 @@ class Study:
                     return
             starter = self.current.starter
             saved = any(Path(path) == starter for _, path in saves)
-            if saved and contents(starter) != self.checked:
+            if saved and contents(starter) != self.checked_text:
                 self.message = ""
                 self.check()
 

@@ -54,8 +54,10 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
     """One hash of everything the strict build of the book at ``root`` by ``command`` reads."""
     context = {
         "files": files_digest(book_files(root), root),
-        "machinery": fingerprint.machinery(fingerprint.site(root)),  # the package, wherever the book is
-        "environment": fingerprint.environment("build", environ),
+        "machinery": fingerprint.machinery(
+            fingerprint.site_entries(root)
+        ),  # the package, wherever the book is
+        "environment": fingerprint.environment(fingerprint.Reader.BUILD, environ),
         "command": command,
     }
     return hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()
@@ -70,19 +72,19 @@ def site_files(html: Path) -> dict[str, list[int]]:
 def record(build: Path, key: str) -> None:
     """Keep that the strict build into ``build`` succeeded from the inputs of ``key``."""
     data = {"inputs": key, "site": site_files(build / layout.SITE)}
-    write_atomic(build / layout.RECORD, json.dumps(data))
+    write_atomic(build / layout.SITE_INPUTS, json.dumps(data))
 
 
 def forget(build: Path) -> None:
     """Before a build: whatever it changes, no record claims the old site."""
-    (build / layout.RECORD).unlink(missing_ok=True)
+    (build / layout.SITE_INPUTS).unlink(missing_ok=True)
 
 
 def holds(build: Path, key: str) -> bool:
     """Whether the site in ``build/html`` is the one a strict build from ``key``'s inputs made,
     untouched since."""
     try:
-        data = json.loads((build / layout.RECORD).read_text(encoding="utf-8"))
+        data = json.loads((build / layout.SITE_INPUTS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     html = build / layout.SITE

@@ -10,6 +10,7 @@ under a key that misses an input.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import shutil
@@ -45,6 +46,7 @@ BUILDERS = ("site_root", "built_site")
 KEY = pytest.StashKey[str | None]()
 BUILT_KEY = pytest.StashKey[str | None]()
 OUTCOME = pytest.StashKey[dict]()
+ACTIVE = pytest.StashKey[bool]()  # on the config: whether this run skips unchanged tests
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -149,7 +151,7 @@ def _environment() -> str:
         "axe": file_digest(modules / "axe-core" / "package.json"),
         "vnu": file_digest(modules / "vnu-jar" / "package.json"),
     }
-    return fingerprint.environment("tests", steady(), tools)
+    return fingerprint.environment(fingerprint.Reader.TESTS, steady(), tools)
 
 
 # --- keys and records --------------------------------------------------------------------------
@@ -245,7 +247,7 @@ def will_run(item) -> bool:
 
 
 def active(config) -> bool:
-    return getattr(config, "_jaxbook_pass_cache", False)
+    return config.stash.get(ACTIVE, False)
 
 
 def pytest_configure(config):
@@ -256,7 +258,7 @@ def pytest_configure(config):
     else:  # a pytest run started by a test checks everything
         on = os.environ.get(STATE) is None
         os.environ[STATE] = "on" if on else "off"
-    config._jaxbook_pass_cache = on
+    config.stash[ACTIVE] = on
     if on and os.environ.get(AUDIT) != "0":
         _install_audit()
     global root
@@ -272,7 +274,9 @@ def pytest_runtest_setup(item):
 
 
 def pytest_collection_modifyitems(items):
-    """A test with built inputs checks them first thing in its set-up (:func:`_built_unchanged`)."""
+    """A test with built inputs checks them first thing in its set-up (:func:`_built_unchanged`),
+    before any other fixture, even a session's (the browser): pytest sets up ``item.fixturenames``
+    in their order (a pytest internal; tests/test_upstream.py checks it)."""
     for item in items:
         names = getattr(item, "fixturenames", None)
         if item.get_closest_marker("built_inputs") and names is not None:
@@ -304,7 +308,7 @@ def _audit(event: str, args: tuple) -> None:
     """Note each file a running test opens and each folder it lists."""
     if _opened is None or event not in ("open", "os.listdir", "os.scandir") or not args:
         return
-    if event != "open" and sys._getframe(1).f_code.co_filename.startswith("<frozen importlib"):
+    if event != "open" and inspect.currentframe().f_back.f_code.co_filename.startswith("<frozen importlib"):
         return  # the import system looking for a module reads no content
     if isinstance(args[0], str | bytes | os.PathLike):
         _opened.add(os.path.abspath(os.fsdecode(args[0])))

@@ -113,7 +113,7 @@ def test_judge_and_accept_read_the_declarations_and_the_accelerator_output(tmp_p
     assert not path.with_suffix(".gpu.out").exists()
 
 
-MESH, PLAIN, PLACED = "sharding/devices_mesh.py", "jit/jit_basic.py", "jit/log_compiles.py"
+MESH, PLAIN, PLACED = "sharding/devices_mesh.py", "jit/jit_basic.py", "jit_under_the_hood/cache_key.py"
 RUN_INPUTS = [ROOT / "snippets" / s for name in (MESH, PLAIN, PLACED) for s in (name, name[:-3] + ".out")]
 
 

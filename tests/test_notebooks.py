@@ -37,7 +37,7 @@ from jaxbook.outputs import normalise
 from jaxbook.snippet import parse_tolerance, scrub
 from tests import pass_cache
 
-JUPYTER_EXECUTE = ROOT / layout.BUILD / layout.JUPYTER_EXECUTE
+JUPYTER_EXECUTE = ROOT / layout.BUILD / "jupyter_execute"  # MyST-NB's executed notebooks
 PAGES = sorted(
     path.relative_to(ROOT).with_suffix("").as_posix()
     for path in pages.book_pages(ROOT)
@@ -378,7 +378,8 @@ def unexecuted(page: str) -> dict:
 @pytest.mark.inputs.with_args(pass_cache.notebook_page)
 @pytest.mark.parametrize("page", [p for p in PAGES if not p.endswith("/index")])
 def test_notebook_structure(page):
-    from jaxbook.snippet import parse_declaration
+    from jaxbook.reader import reader_view
+    from jaxbook.snippet import DECLARATION, parse_declaration
 
     notebook = nbformat.from_dict(reader_notebook(unexecuted(page), ROOT / f"{page}.md", ROOT))
     nbformat.validate(notebook)
@@ -395,8 +396,13 @@ def test_notebook_structure(page):
             snippet = pages.loaded(ROOT / f"{page}.md", cell.metadata.load)
             needed = {p.relative_to(ROOT).as_posix() for p in project_dependencies(snippet, ROOT)[1:]}
             assert needed <= written, f"{cell.metadata.load} runs before {needed - written} is written"
-            declared = parse_declaration(cell.source, cell.metadata.load) is not None
+            source = snippet.read_text(encoding="utf-8")
+            declared = parse_declaration(source, cell.metadata.load) is not None
             assert declared == ("raises-exception" in cell.metadata.get("tags", []))
+            # the snippet as the page shows it: the contract's declaration lines left out
+            assert cell.source.rstrip("\n") == reader_view(source, cell.metadata.load).source.rstrip("\n")
+            shown = [line for line in cell.source.split("\n") if DECLARATION.match(line.strip())]
+            assert not shown, f"{cell.metadata.load}: the contract's lines in the reader's notebook: {shown}"
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             assert not any(line.startswith("%%") for line in cell.source.split("\n"))

@@ -59,6 +59,16 @@ def test_the_preview_holds_the_page_its_toctree_path_and_its_pages_without_code(
         pages.preview(book, ["guide/nothere.md"])
 
 
+def test_the_preview_holds_the_glossary_whose_terms_a_page_may_link(tmp_path):
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "index.md").write_text("# Book\n\n" + TOCTREE.format("guide/a\ndocs/words\ndocs/other"))
+    (tmp_path / "guide" / "a.md").write_text("# A\n\nA {term}`tracer`.\n")
+    (tmp_path / "docs" / "words.md").write_text("# Words\n\n```{glossary}\ntracer\n  A stand-in.\n```\n")
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\nThe word {glossary} in prose defines nothing.\n")
+    assert pages.preview(tmp_path, ["guide/a.md"]) == ["index.md", "guide/a.md", "docs/words.md"]
+
+
 def test_a_page_three_toctrees_deep_is_built_with_its_parents(book):
     built = page(book, "practice/arrays/masked.md")
     assert built.returncode == 0, built.stdout + built.stderr

@@ -84,6 +84,7 @@ def test_problem_is_complete(folder):
     assert f"make check PROBLEM={name.replace('_', '-')}" in only.get("{only} html", ""), (
         "make check: the site's"
     )
+    assert "{get-the-code}" in only.get("{only} html", ""), "the site's page must say how to get the code"
     assert "{only} notebook" in only, "the page must say how to check an attempt in the notebook"
     assert f"{name}/solution.py" in text, "the page must show the reference solution"
     assert f":load: ../../snippets/practice/{name}.py" in text, "the page must execute the demo"

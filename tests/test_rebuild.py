@@ -133,13 +133,15 @@ def test_an_edit_to_the_machinery_executes_again_only_if_the_kernel_runs_it(book
     every page again."""
     shutil.copytree(ROOT / "jaxbook", tmp_path / "jaxbook", ignore=shutil.ignore_patterns("__pycache__"))
     stamp = tmp_path / "jaxbook" / "sphinxext" / "stamp.py"
-    stamp.write_text(stamp.read_text(encoding="utf-8").replace("Outputs on this page", "Outputs here"))
+    stamp.write_text(
+        stamp.read_text(encoding="utf-8").replace("Outputs computed with", "Outputs here computed with")
+    )
     with open(tmp_path / "jaxbook" / edited, "a", encoding="utf-8") as edit:
         edit.write("\n# an edit\n")
     again = book.build(machinery=tmp_path)
     assert again.returncode == 0, again.output
     for page in "ab":
-        assert "Outputs here were produced" in again.page(page), page
+        assert "Outputs here computed with" in again.page(page), page
         assert (tokens(again, page) != book.before[page]) == executes, page
 
 
@@ -253,7 +255,7 @@ def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypa
     order = re.findall(r"jaxbook: executed guide/(\w+)\.md", build.output)
     assert order.index("change") < order.index("observe"), build.output
     assert "device_count 8 cpu" in build.page("dev")
-    assert "with 8 devices" in build.page("dev")  # the environment stamp
+    assert "on 8 emulated CPU devices" in build.page("dev")  # the environment stamp
     assert "dtype float32 precision 8" in build.page("within")
     first = re.search(r"pid (\d+)", build.page("change")).group(1)
     page = re.sub(r"<[^>]+>", "", build.page("observe"))
@@ -274,7 +276,7 @@ def test_each_page_runs_as_in_a_fresh_kernel_on_eight_devices(tmp_path, monkeypa
 def test_a_removed_page_leaves_the_site(tmp_path):
     """Sphinx keeps what it wrote for a removed source; an incremental build must not publish it,
     nor the files a stopped build left, nor the download of a page that is no longer a notebook."""
-    from jaxbook.removed import RECORD, written_for
+    from jaxbook.removed import PUBLISHED, written_for
 
     book = Book(tmp_path)
     book.snippet("kept/a.py", "print('a')\n")
@@ -286,7 +288,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     written = {p.relative_to(first.html).as_posix() for p in written_for(first.html, "guide/gone")}
     assert {"guide/gone.html", "_sources/guide/gone.md", "_sources/guide/gone.ipynb"} <= written
     left_behind = {name: (first.html / name).read_bytes() for name in written}
-    record = (book.root / layout.BUILD / layout.DOCTREES / RECORD).read_bytes()
+    record = (book.root / layout.BUILD / layout.DOCTREES / PUBLISHED).read_bytes()
     (book.root / "guide" / "gone.md").unlink()
     book.pages.remove("gone")
     book._index()
@@ -299,7 +301,7 @@ def test_a_removed_page_leaves_the_site(tmp_path):
     # (it never finished); the environment it stored already forgot the page.
     for name, data in left_behind.items():
         (first.html / name).write_bytes(data)
-    (book.root / layout.BUILD / layout.DOCTREES / RECORD).write_bytes(record)
+    (book.root / layout.BUILD / layout.DOCTREES / PUBLISHED).write_bytes(record)
     # And a page that is no longer a notebook (no code cell, no top matter) has no download.
     book.page("kept", top_matter=False, body="Plain prose now.")
     third = book.build()

@@ -6,13 +6,14 @@ import json
 import re
 import shutil
 import subprocess
+from html import unescape
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
 from jaxbook import ROOT, layout
-from jaxbook.pages import NOT_FOUND_PAGE, book_pages
+from jaxbook.pages import NOT_FOUND_PAGE, book_pages, read
 from tests import pass_cache
 from tests.browser.support import published_pages
 
@@ -90,12 +91,40 @@ def test_no_page_requests_third_party_assets(built_site):
     assert not external, "\n".join(external[:50])
 
 
-def test_every_page_carries_the_environment_stamp(built_site):
+def test_every_page_with_outputs_opens_with_its_note_and_no_other_does(built_site):
+    """Right under the title: the notebook to download, then the environment of the outputs."""
     import jax
 
-    expected = f"by JAX {jax.__version__} on the cpu backend with 8 devices"
-    unstamped = [str(p.relative_to(HTML)) for p in pages() if expected not in p.read_text(encoding="utf-8")]
-    assert not unstamped
+    stamp = f"Outputs computed with JAX {jax.__version__} on 8 emulated CPU devices"
+    wrong = []
+    for source, page in zip(book_pages(ROOT), pages()):
+        html = page.read_text(encoding="utf-8")
+        note = re.search(
+            r'</h1>\s*<div class="jaxbook-page-note[^"]*">\s*<p class="jaxbook-download">.*?</p>\s*'
+            r'<p class="jaxbook-stamp">([^<]*)</p>\s*</div>',
+            html,
+            re.S,
+        )
+        has_cells = bool(read(source).cells)
+        if has_cells and not (note and stamp in note[1]) or not has_cells and "jaxbook-page-note" in html:
+            wrong.append(str(page.relative_to(HTML)))
+    assert not wrong
+
+
+#: A line of the snippet contract (jaxbook/snippet.py) where a reader would see it.
+CONTRACT_LINE = re.compile(r"^#\s*(?:raises|match|warns|warns-match|tolerance|platform)\s*:.*$", re.M)
+
+
+def test_no_cell_shows_the_snippet_contract_or_a_test_label(built_site):
+    shown = []
+    for page in pages():
+        html = page.read_text(encoding="utf-8")
+        for cell in re.findall(r'<div class="cell_input.*?</pre>', html, re.S):
+            text = unescape(re.sub(r"<[^>]+>", "", cell))
+            shown += [f"{page.relative_to(HTML)}: {line}" for line in CONTRACT_LINE.findall(text)]
+        if "tested by" in html:
+            shown.append(f"{page.relative_to(HTML)}: tested by")
+    assert not shown, "\n".join(shown[:20])
 
 
 def test_every_cell_names_an_existing_snippet(built_site):

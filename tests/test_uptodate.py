@@ -78,6 +78,8 @@ def test_the_key_holds_every_input_and_nothing_else(tmp_path, monkeypatch):
         ("JAXBOOK_JOBS", "1"),
         ("JAXBOOK_BASE_URL", "https://example.org/"),
         ("READTHEDOCS_CANONICAL_URL", "https://example.org/"),
+        ("READTHEDOCS_GIT_CLONE_URL", "https://example.org/book.git"),  # {get-the-code}
+        ("JAXBOOK_REPOSITORY_URL", "https://example.org/book.git"),
         ("JAX_ENABLE_X64", "1"),  # the kernel's settings
     ]:
         assert key(environ={**environ, name: value}) != before, name
@@ -105,14 +107,17 @@ def test_the_site_key_holds_every_extension_conf_py_loads(tmp_path):
     package = tmp_path / "jaxbook"
     shutil.copytree(fingerprint.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "conf.py", tmp_path / "conf.py")
-    entries = fingerprint.site(tmp_path, package)
+    entries = fingerprint.site_entries(tmp_path, package)
     for name in loaded:
         module = package / Path(importlib.util.find_spec(name).origin).relative_to(fingerprint.PACKAGE)
         before = fingerprint.machinery(entries, package)
         module.write_text(module.read_text(encoding="utf-8") + "\n", encoding="utf-8")
         assert fingerprint.machinery(entries, package) != before, name
     (tmp_path / "conf.py").write_text("extensions = ['jaxbook.seo']\nextensions += ['jaxbook.a11y']\n")
-    assert fingerprint.site(tmp_path, package)[-2:] == ("seo.py", "a11y.py")  # computed, as Sphinx runs it
+    assert fingerprint.site_entries(tmp_path, package)[-2:] == (
+        "seo.py",
+        "a11y.py",
+    )  # computed, as Sphinx runs it
 
 
 def test_the_makefile_writes_where_the_tools_do():
@@ -164,7 +169,7 @@ def test_the_record_holds_only_for_its_key_and_the_site_it_saw(tmp_path):
         lambda: later(page, "<p>b</p>"),  # edited by hand: same size, another time
         lambda: (build / "html" / "extra.html").write_text(""),
         page.unlink,
-        lambda: (build / layout.RECORD).write_text("{not json"),
+        lambda: (build / layout.SITE_INPUTS).write_text("{not json"),
         lambda: uptodate.forget(build),
     ]:
         uptodate.record(build, "k")
@@ -209,4 +214,4 @@ def test_make_html_does_nothing_only_while_nothing_changed(tmp_path):
         failed = book.make_html()
         assert failed.returncode != 0 and NOTHING_TO_DO not in failed.output, (attempt, failed.output)
         assert "ValueError" in failed.output
-        assert not (tmp_path / layout.BUILD / layout.RECORD).exists()
+        assert not (tmp_path / layout.BUILD / layout.SITE_INPUTS).exists()

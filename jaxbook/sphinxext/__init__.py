@@ -1,9 +1,10 @@
 """The book's Sphinx extension: snippet cells that cannot lie, as small single-purpose extensions.
 
 - :mod:`.cells`    -- every code cell loads a valid snippet; the snippet's files become the page's dependencies.
-- :mod:`.mystnb`   -- MyST-NB takes each page's outputs from the execution store (the one seam with its internals).
+- :mod:`.mystnb`   -- MyST-NB takes each page's outputs from the execution store (:mod:`jaxbook.upstream.mystnb`).
 - :mod:`.findings` -- each failing cell at its line, the build's list of them, the report files.
-- :mod:`.stamp`    -- each cell captioned with its snippet file, each page with the environment of its outputs.
+- :mod:`.stamp`    -- each cell as a reader reads it; under each page's title, its notebook and the environment of its outputs.
+- :mod:`.getcode`  -- ``{get-the-code}``: how a practice page's reader gets the code (the repository, or the notebook).
 - :mod:`.quiet`    -- other extensions' routine lines kept off the terminal; compiled templates kept.
 """
 
@@ -12,9 +13,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jaxbook import fingerprint
+from docutils import nodes
 
-PARTS = ("cells", "mystnb", "findings", "stamp", "quiet")
+from jaxbook import fingerprint
+from jaxbook.upstream import sphinx as sphinx_seam
+
+PARTS = ("cells", "mystnb", "findings", "stamp", "getcode", "quiet")
+
+
+def code_paragraph(text: str, classes: list[str]) -> nodes.paragraph:
+    """A paragraph of ``text`` (reader's words written by the extension) in which `backquoted`
+    parts are inline code."""
+    paragraph = nodes.paragraph(classes=classes)
+    for number, part in enumerate(text.split("`")):
+        if part:
+            paragraph += nodes.literal(part, part) if number % 2 else nodes.Text(part)
+    return paragraph
 
 
 def on_config_inited(app, config) -> None:
@@ -26,13 +40,15 @@ def on_env_updated(app, env) -> list[str]:
     """In a preview (``make page``), read a page again only when it changed, not each time its
     toctree names a page left out."""
     if app.config.jaxbook_preview:
-        env.reread_always.clear()
+        sphinx_seam.forget_rereads(env)
     return []
 
 
 def setup(app):
-    # When the store's environment changes, every page is executed again and must be rendered again.
+    # When the store's environment changes, every page is executed again and must be rendered again;
+    # when the extension's code or the kernel's changes, every page is read again.
     app.add_config_value("jaxbook_environment", fingerprint.environment(), "env")
+    app.add_config_value("jaxbook_machinery", fingerprint.machinery(fingerprint.EXTENSION), "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited, priority=100)
@@ -45,6 +61,5 @@ def setup(app):
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        # its code and the kernel's: an edit to either reads every page again
-        "env_version": int(fingerprint.machinery(fingerprint.EXTENSION)[:15], 16),
+        "env_version": 1,  # the form of what it keeps in the environment (findings, stamps)
     }

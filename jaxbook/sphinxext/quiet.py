@@ -6,13 +6,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from jaxbook.upstream import myst_parser, mystnb, sphinx as sphinx_seam
+
 #: Routine INFO lines by logger: MyST's and MyST-NB's configuration dumps, the folder of MyST-NB's
 #: execution cache (unused: outputs come from the store), each static template Sphinx renders.
-QUIET = {
-    "sphinx.myst_parser.sphinx_ext.main": ("myst v%s:",),
-    "sphinx.myst_nb.sphinx_ext": ("myst-nb v%s:", "Using jupyter-cache at:"),
-    "sphinx.sphinx.util.fileutil": ("Writing evaluated template result",),
-}
+QUIET = myst_parser.ROUTINE_LINES | mystnb.ROUTINE_LINES | sphinx_seam.ROUTINE_LINES
 
 
 def quiet_filter(texts: tuple[str, ...]):
@@ -45,7 +43,7 @@ def on_builder_inited(app) -> None:
     """Give the theme's templates Jinja's bytecode cache (used only while a template is unchanged)."""
     import jinja2
 
-    environment = getattr(getattr(app.builder, "templates", None), "environment", None)
+    environment = sphinx_seam.template_environment(app)
     if environment is None:
         return  # a builder without Jinja templates
     folder = compiled_templates(app.doctreedir)

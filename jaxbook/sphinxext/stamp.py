@@ -1,18 +1,32 @@
-"""Each snippet cell captioned with its file; each page stamped with the environment (JAX, backend,
-devices, CPU) that produced its outputs, measured once per build that reads a page."""
+"""What a reader sees around the cells: each snippet cell as a reader reads it, and each page with
+outputs opening with one note, right under its title.
+
+- A cell shows its snippet without the contract's declaration lines (:func:`jaxbook.reader.reader_view`,
+  the contract's one parser); above it, a caption with the snippet's file (tracebacks on the page
+  name it, with its line numbers) and, for a declared error, "This cell raises X on purpose."; under
+  it, for a declared platform difference, what another machine prints and why.
+- The page's note (:func:`page_note`, a node after the title, built when the page is written):
+  the reader's notebook to download (:mod:`jaxbook.downloads` writes it when the node is rendered)
+  and the environment that produced the outputs, measured once per build that reads a page.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from html import escape
 from pathlib import Path
 
 from docutils import nodes
 
 from jaxbook import book_root, pages
-from jaxbook.snippet import display_path
+from jaxbook.reader import reader_view
+from jaxbook.snippet import PlatformDifference, display_path
+from jaxbook.sphinxext import code_paragraph
+from jaxbook.upstream import mystnb
+
+#: What a reader calls each platform a ``# platform:`` line may name.
+PLATFORM_NAMES = {"gpu": "GPU", "tpu": "TPU"}
 
 
 def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
@@ -22,47 +36,115 @@ def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
         env.jaxbook_stamp = json.loads(done.stdout)
 
 
+def class_name(path: str) -> str:
+    """The name a reader knows a declared class by: ``jax.errors.KeyReuseError`` -> ``KeyReuseError``."""
+    return path.rpartition(".")[2]
+
+
+def declared_label(raises: str | None, warns: str | None) -> str | None:
+    """The caption of a cell that fails or warns on purpose, or None."""
+    if raises:
+        return f"This cell raises `{class_name(raises)}` on purpose."
+    if warns:
+        return f"This cell shows a `{class_name(warns)}` on purpose."
+    return None
+
+
+def platform_notes(differences: tuple[PlatformDifference, ...]) -> list[str]:
+    """One sentence per declared difference (platforms with the same one share it): what a GPU or
+    TPU prints instead, and why."""
+    grouped: dict[tuple[bool, str], list[str]] = {}
+    for difference in differences:
+        grouped.setdefault((difference.differs, difference.reason), []).append(difference.platform)
+    notes = []
+    for (differs, reason), names in grouped.items():
+        where = " or ".join(PLATFORM_NAMES.get(name, name) for name in names)
+        what = "this output differs" if differs else "the last digits of this output can differ"
+        reason = reason if reason.endswith((".", "!", "?")) else reason + "."
+        notes.append(f"On a {where}, {what}: {reason}")
+    return notes
+
+
+def show_as_reader(cell: nodes.container, name: str) -> None:
+    """Show the snippet ``name`` of ``cell`` (a MyST-NB code cell) as a reader reads it."""
+    source = next(cell.findall(nodes.literal_block), None)
+    if source is None:
+        return
+    view = reader_view(source.astext(), name)
+    if view.hidden:
+        source.children = [nodes.Text(view.source)]
+        source.rawsource = view.source
+    caption = nodes.container(classes=["jaxbook-snippet", "no-search"])
+    label = declared_label(view.raises, view.warns)
+    if label:
+        caption += code_paragraph(label, ["jaxbook-snippet-label"])
+    caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
+    cell.insert(0, caption)
+    for note in platform_notes(view.platforms):
+        cell += code_paragraph(note, ["jaxbook-platform-note"])
+    cell["classes"].append("jaxbook-cell")
+
+
 def on_doctree_read(app, doctree) -> None:
     page = Path(app.env.doc2path(app.env.docname))
-    for cell in doctree.findall(nodes.container):
-        load = cell.get("nb_element") == "cell_code" and cell.get("cell_metadata", {}).get("load")
-        if not load:
-            continue
-        name = display_path(pages.loaded(page, load))
-        html = (
-            f'<div class="jaxbook-snippet"><span class="jaxbook-snippet-file">{escape(name)}</span>'
-            f'<span class="jaxbook-snippet-test">tested by '
-            f"<code>test_snippet[{escape(name.removeprefix('snippets/'))}]</code></span></div>"
-        )
-        cell.insert(0, nodes.raw("", html, format="html"))
-        cell["classes"].append("jaxbook-cell")
+    for cell in list(doctree.findall(nodes.container)):
+        load = (mystnb.code_cell_options(cell) or {}).get("load")
+        if load:
+            show_as_reader(cell, display_path(pages.loaded(page, load)))
 
 
 def stamp_text(stamp: dict) -> str:
-    backend = f"{stamp['backend']} backend"
-    if stamp["backend"] != "cpu":  # an accelerator's kind and matmul precision decide its last digits
-        backend += f" ({stamp['device_kind']}, matmul precision {stamp['matmul_precision']})"
+    """The environment of a page's outputs, in one sentence a reader reads at a glance."""
+    if stamp["backend"] == "cpu":
+        devices = f"{stamp['devices']} emulated CPU devices" if stamp["devices"] > 1 else "one CPU"
+        machine = f"{stamp['cpu']}, Python {stamp['python']}"
+    else:  # an accelerator's kind and matmul precision decide its last digits
+        kind = stamp["backend"].upper()
+        devices = f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''}"
+        machine = (
+            f"{stamp['device_kind']}, matmul precision {stamp['matmul_precision']}, Python {stamp['python']}"
+        )
     return (
-        f"Outputs on this page were produced when the site was built, by JAX {stamp['jax']} "
-        f"on the {backend} with {stamp['devices']} devices "
-        f"(CPU: {stamp['cpu']}; Python {stamp['python']}); on another CPU, printed floats "
-        "can differ in their last digits."
+        f"Outputs computed with JAX {stamp['jax']} on {devices} ({machine}); on your machine, "
+        "printed floats can differ in their last digits."
     )
 
 
-def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
-    """Put the stamp right under the page's title (at the top of a page without one)."""
-    stamp = getattr(app.env, "jaxbook_stamp", None)
-    if not stamp or "body" not in context:
+class download(nodes.General, nodes.Element):
+    """Where the page's note offers the reader's notebook: rendered by :mod:`jaxbook.downloads`
+    (which writes the notebook then), or as nothing."""
+
+
+def _skip(translator, node) -> None:
+    raise nodes.SkipNode
+
+
+def page_note(stamp: dict | None) -> nodes.container:
+    """The note under a page's title: the download (when offered), then the environment."""
+    note = nodes.container(classes=["jaxbook-page-note", "no-search"])  # Sphinx's search skips it
+    note += download()
+    if stamp:
+        note += nodes.paragraph("", stamp_text(stamp), classes=["jaxbook-stamp"])
+    return note
+
+
+def on_doctree_resolved(app, doctree, docname: str) -> None:
+    """Put the page's note right under its title (at the top of a page without one), on a page
+    with code cells: the only pages with outputs to describe or a notebook to offer."""
+    if app.builder.format != "html":
         return
-    html = f'<p class="jaxbook-stamp">{escape(stamp_text(stamp))}</p>\n'
-    body = context["body"]
-    end = body.find("</h1>") + len("</h1>") if "</h1>" in body else 0
-    context["body"] = body[:end] + ("\n" if end else "") + html + body[end:]
+    cells = any(mystnb.code_cell_options(cell) is not None for cell in doctree.findall(nodes.container))
+    if not cells:
+        return
+    section = next((child for child in doctree.children if isinstance(child, nodes.section)), None)
+    parent = section if section is not None else doctree
+    title = parent.first_child_matching_class(nodes.title) if section is not None else None
+    parent.insert(0 if title is None else title + 1, page_note(getattr(app.env, "jaxbook_stamp", None)))
 
 
 def setup(app):
+    app.add_node(download, html=(_skip, None), text=(_skip, None), latex=(_skip, None))
     app.connect("env-before-read-docs", on_env_before_read_docs)
     app.connect("doctree-read", on_doctree_read)
-    app.connect("html-page-context", on_html_page_context)
+    app.connect("doctree-resolved", on_doctree_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

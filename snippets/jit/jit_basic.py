@@ -28,13 +28,14 @@ for _ in range(21):  # alternate the two, so a busy moment hits both
     cached.append(timed(gelu_jit, x))
 eager_ms, cached_ms = statistics.median(eager), statistics.median(cached)
 
-print("one call of gelu      time [ms]  = cached calls")  # medians of 21 calls
+# medians of 21 calls; the last column divides by a cached call's time
+print(f"{'one call of gelu':18s} {'time [ms]':>10s}  {'× a cached call':>15s}")
 for label, ms in [
     ("jit, first call", first),  # trace + compile + run
     ("jit, cached", cached_ms),
     ("eager", eager_ms),  # one dispatch per operation
 ]:
-    print(f"{label:18s} {ms:10.2f}  {ms / cached_ms:13.1f}")
+    print(f"{label:18s} {ms:10.2f}  {ms / cached_ms:15.1f}")
 same = jnp.allclose(gelu(x), gelu_jit(x), atol=1e-6)
 print()
 print("first call costs over 10 cached calls:", first > 10 * cached_ms)

@@ -26,7 +26,4 @@ def fold_equals_split(key):
     return [bool((f == c).all()) for f, c in zip(folded, children)]
 
 
-print("jax_threefry_partitionable:", jax.config.jax_threefry_partitionable)
 print("fold_in(root, i) == split(root, 4)[i]:", fold_equals_split(root))
-with jax.threefry_partitionable(False):
-    print("with the setting off:", fold_equals_split(jax.random.key(0)))

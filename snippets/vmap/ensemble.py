@@ -22,7 +22,7 @@ print("one prediction per model:", per_model.shape, per_model)
 print("ensemble mean:", per_model.mean())
 
 xs = jax.random.normal(kxs, (5, d))  # now a batch of inputs too
-grid = jax.vmap(jax.vmap(predict, in_axes=(None, 0)), in_axes=(0, None))(
-    ensemble, xs
-)
+# inner map: one model over every example; outer map: that, for every model
+over_examples = jax.vmap(predict, in_axes=(None, 0))
+grid = jax.vmap(over_examples, in_axes=(0, None))(ensemble, xs)
 print("models x examples:", grid.shape)

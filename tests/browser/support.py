@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from jaxbook import ROOT, layout, pages
+from jaxbook.upstream import theme
 
 #: Where the strict build writes the site (the `built_site` fixture returns this folder).
 HTML = ROOT / layout.HTML
@@ -42,7 +43,7 @@ PHONE = {"width": 375, "height": 812}
 def chosen_mode_js(mode: str) -> str:
     """Script that stores colour mode ``mode`` as a reader's choice: the theme reads it from
     localStorage when a page loads."""
-    return f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}')"
+    return "; ".join(f"localStorage.setItem('{key}', '{mode}')" for key in theme.MODE_KEYS)
 
 
 def published_pages() -> list[str]:

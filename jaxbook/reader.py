@@ -1,0 +1,49 @@
+"""What readers see of a snippet, on its page and in its notebook: its source without the snippet
+contract's declaration lines (the maintainers' business) and the blank lines they leave at its
+top, and what the declarations mean for a reader. The declarations are read, and validated, by
+the contract's one parser (:mod:`jaxbook.snippet`); the kernel does not import this module, so an
+edit here re-executes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jaxbook.snippet import DECLARATION, PlatformDifference, parse_declaration, parse_platforms
+
+
+@dataclass(frozen=True)
+class ReaderView:
+    source: str
+    hidden: tuple[int, ...]  # the 1-based lines of the file left out
+    raises: str | None  # the declared error's class, as the declaration names it
+    warns: str | None  # the declared warning's class
+    platforms: tuple[PlatformDifference, ...]
+
+    def line(self, number: int) -> int:
+        """The line of the shown source that is line ``number`` of the file."""
+        return number - sum(1 for hidden in self.hidden if hidden < number)
+
+
+def reader_view(source: str, name: str) -> ReaderView:
+    """What readers see of the snippet ``source`` (``name``: its display path, for errors). A
+    malformed declaration raises :class:`jaxbook.snippet.SnippetError` naming its line."""
+    raises = parse_declaration(source, name)  # validates the whole header: every declaration is
+    warns = parse_declaration(source, name, "warns")  # then in the top comment block
+    platforms = parse_platforms(source, name)
+    lines = source.splitlines(keepends=True)
+    hidden = {number for number, line in enumerate(lines, start=1) if DECLARATION.match(line.strip())}
+    if hidden:
+        for number, line in enumerate(lines, start=1):  # the blank lines then at the top
+            if number in hidden:
+                continue
+            if line.strip():
+                break
+            hidden.add(number)
+    shown = "".join(line for number, line in enumerate(lines, start=1) if number not in hidden)
+    return ReaderView(
+        shown,
+        tuple(sorted(hidden)),
+        raises.raises if raises else None,
+        warns.raises if warns else None,
+        tuple(platforms.values()),
+    )

@@ -1,0 +1,371 @@
+"""The seams (jaxbook/upstream/): each dependency's internals the book uses, checked against the
+installed version, and used nowhere but in their seam. A failure names the upstream change and the
+seam to adapt; docs/upstream.md ("The seams") says what public interface each waits on. ``.ci/upstream``
+runs these against the libraries' next releases (MyST-NB's main branch)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import re
+import subprocess
+import sys
+import types
+from importlib.metadata import version
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from jaxbook import ROOT
+from jaxbook.sphinxext import quiet
+from jaxbook.upstream import hypothesis, myst_parser, mystnb, opengraph, sphinx as sphinx_seam, theme
+
+pytestmark = pytest.mark.inputs(
+    "jaxbook", "tools", "tests", "_static", "_templates", "conf.py", "conftest.py"
+)
+
+
+def changed(dependency: str, what: str, seam: str) -> str:
+    """The message of a broken contract: what changed upstream and where the book relies on it."""
+    return (
+        f"{dependency} {version(dependency)} changed: {what}. {seam} relies on it: adapt it there; "
+        f"docs/upstream.md ('The seams: internals the book uses', {dependency}) says what it waits on"
+    )
+
+
+def notebook(metadata, *cells):
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", metadata=metadata), *cells])
+
+
+# --- MyST-NB --------------------------------------------------------------------------------------
+
+SEAM = "jaxbook/upstream/mystnb.py"
+
+
+def test_myst_nb_opens_the_store_client_for_pages_with_snippets(monkeypatch):
+    import myst_nb.sphinx_
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.core.execute import NotebookClientBase
+
+    monkeypatch.setattr(myst_nb.sphinx_, "create_client", myst_nb.sphinx_.create_client)  # restored after
+    config, logger, filled = NbParserConfig(execution_mode="off"), logging.getLogger("test"), []
+
+    def fill(notebook, path, cell_line):
+        filled.append((path, cell_line(0)))
+        return 1.5, True
+
+    mystnb.wrap_create_client(fill)
+    mystnb.wrap_create_client(fill)  # idempotent: wraps once
+    create_client = myst_nb.sphinx_.create_client
+    with create_client(notebook({"load": "../snippets/a.py"}), "guide/a.md", config, logger) as client:
+        assert isinstance(client, NotebookClientBase), changed("myst-nb", "NotebookClientBase", SEAM)
+    assert filled == [(Path("guide/a.md"), filled[0][1])], changed(
+        "myst-nb", "start_client is not called", SEAM
+    )
+    assert client.exec_metadata["runtime"] == 1.5, changed("myst-nb", "exec_metadata", SEAM)
+    plain = create_client(notebook({}), "guide/a.md", config, logger)
+    assert type(plain).__name__ != "StoreClient"
+    parse = inspect.getsource(myst_nb.sphinx_.Parser.parse)
+    assert "create_client(" in parse, changed("myst-nb", "Parser.parse does not call create_client", SEAM)
+
+
+@pytest.mark.parametrize(
+    ("create_client", "message"),
+    [(None, "has no function create_client"), (lambda notebook, path, config, logger: None, "begin")],
+    ids=["no create_client", "other parameters"],
+)
+def test_a_myst_nb_that_moved_create_client_fails_with_what_changed(create_client, message):
+    module = types.SimpleNamespace(__name__="myst_nb.sphinx_", create_client=create_client)
+    with pytest.raises(RuntimeError, match=f"MyST-NB changed: .*{message}"):
+        mystnb.wrap_create_client(lambda *args: None, module)
+
+
+def test_myst_nb_records_the_pages_it_executed(tmp_path):
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    env = types.SimpleNamespace(mystnb_config=NbParserConfig(output_folder=str(tmp_path)))
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "a.ipynb").write_text("{}", encoding="utf-8")
+    assert mystnb.executed_notebook(env, "guide/a") is None
+    NbMetadataCollector.set_exec_data(env, "guide/a", {"succeeded": True})
+    found = mystnb.executed_notebook(env, "guide/a")
+    assert found == tmp_path / "guide" / "a.ipynb", changed("myst-nb", "NbMetadataCollector", SEAM)
+
+
+def test_myst_nb_marks_its_code_cells_with_their_options(tmp_path):
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from myst_nb.docutils_ import Parser
+
+    page = notebook({"load": "../snippets/a.py"}, nbformat.v4.new_markdown_cell("Some prose."))
+    page.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    settings = {"nb_execution_mode": "off", "nb_output_folder": str(tmp_path), "report_level": 4}
+    doctree = publish_doctree(nbformat.writes(page), parser=Parser(), settings_overrides=settings)
+    found = [mystnb.code_cell_options(n) for n in doctree.findall(nodes.container)]
+    assert {"load": "../snippets/a.py"} in found, changed(
+        "myst-nb", "a code cell's nb_element or cell_metadata", SEAM
+    )
+    assert mystnb.code_cell_options(nodes.container()) is None
+
+
+# --- myst-parser ----------------------------------------------------------------------------------
+
+
+def test_myst_parser_reads_directives_as_the_book_reads_its_cells():
+    from jaxbook.pages import CODE_CELL, MYST_EXTENSIONS, _Directive
+
+    text = "```{code-cell}\n:load: ../snippets/a.py\n:tags: [hide-input]\n```\n\n:::{note}\nx\n:::\n"
+    blocks = myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS)).parse(text)
+    fences = [t for t in blocks if t.type == "fence"]
+    seam = "jaxbook/upstream/myst_parser.py"
+    assert fences and fences[0].info.startswith(CODE_CELL), changed("myst-parser", "create_md_parser", seam)
+    read = myst_parser.directive(_Directive, "", fences[0].content)
+    message = changed("myst-parser", "parse_directive_text", seam)
+    assert (read.options.get("load"), read.warning) == ("../snippets/a.py", None), message
+    unreadable = myst_parser.directive(_Directive, "", ":load: [\n")
+    assert unreadable.warning, changed("myst-parser", "parse_directive_text's warnings", seam)
+
+
+# --- Sphinx ---------------------------------------------------------------------------------------
+
+
+def test_sphinx_notes_pages_to_read_again_where_the_seam_forgets_them():
+    from sphinx.directives.other import TocTree
+    from sphinx.environment import BuildEnvironment
+
+    seam = "jaxbook/upstream/sphinx.py"
+    noted = inspect.getsource(BuildEnvironment.note_reread)
+    assert "self.reread_always.add(" in noted, changed(
+        "Sphinx", "note_reread no longer uses reread_always", seam
+    )
+    assert "note_reread()" in inspect.getsource(TocTree), changed("Sphinx", "a toctree's missing page", seam)
+    env = types.SimpleNamespace(reread_always={"index"})
+    sphinx_seam.forget_rereads(env)
+    assert env.reread_always == set()
+
+
+def test_sphinx_reads_an_image_size(tmp_path):
+    svg = tmp_path / "a.svg"
+    svg.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"></svg>', encoding="utf-8")
+    size = sphinx_seam.image_size(svg)
+    assert size == (20, 10), changed("Sphinx", "get_image_size", "jaxbook/upstream/sphinx.py")
+    assert sphinx_seam.image_size(tmp_path / "missing.png") is None
+
+
+def test_sphinx_search_summarises_results_with_the_function_the_site_patches():
+    """_static/search-summary.js replaces Search.htmlToText (searchtools.js) to drop the toolbar."""
+    import sphinx
+
+    tools = (Path(sphinx.__file__).parent / "themes/basic/static/searchtools.js").read_text(encoding="utf-8")
+    message = changed("Sphinx", "Search.htmlToText(htmlString, anchor)", "_static/search-summary.js")
+    assert re.search(r"htmlToText: \(htmlString, anchor\) =>", tools), message
+    assert "Search.htmlToText(" in tools, message
+
+
+@pytest.mark.parametrize("name", sorted(quiet.QUIET))
+def test_the_lines_kept_quiet_are_still_logged_where_quiet_looks(name):
+    """jaxbook/sphinxext/quiet.py filters other extensions' loggers by their module and message."""
+    module = importlib.import_module(name.removeprefix("sphinx."))
+    source = inspect.getsource(module)
+    for text in quiet.QUIET[name]:
+        assert text in source, changed(module.__name__.split(".")[0].replace("_", "-"), text, "quiet.py")
+
+
+# --- the theme and sphinxext-opengraph ------------------------------------------------------------
+
+
+def theme_files() -> str:
+    import pydata_sphinx_theme
+    import sphinx_book_theme
+
+    found = []
+    for package in (pydata_sphinx_theme, sphinx_book_theme):
+        for path in sorted(Path(package.__file__).parent.rglob("*")):
+            if path.suffix in (".html", ".css", ".js", ".py") and ".min." not in path.name:
+                found.append(path.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(found)
+
+
+def test_the_theme_still_has_every_name_the_book_selects():
+    files = theme_files()
+    for name in theme.NAMES:  # as it is, or composed from a label (dropdown-{label})
+        found = name in files or name.split("-", 1)[-1] in files
+        assert found, changed("pydata-sphinx-theme", f"no {name}", "jaxbook/upstream/theme.py NAMES")
+    for key in theme.MODE_KEYS:
+        assert f'localStorage.setItem("{key}"' in files, changed(
+            "pydata-sphinx-theme", key, "theme.MODE_KEYS"
+        )
+
+
+def test_the_theme_offers_the_notebook_the_page_context_names():
+    import sphinx_book_theme
+    from sphinx_book_theme import header_buttons
+
+    source = inspect.getsource(header_buttons)
+    assert 'context.get("ipynb_source")' in source, changed("sphinx-book-theme", "ipynb_source", "theme.py")
+    priority = re.search(
+        r'"html-page-context", add_header_buttons, priority=(\d+)', inspect.getsource(sphinx_book_theme)
+    )
+    assert priority and int(priority[1]) > theme.BEFORE_HEADER_BUTTONS, changed(
+        "sphinx-book-theme", "the priority of add_header_buttons", "theme.BEFORE_HEADER_BUTTONS"
+    )
+    context = {}
+    theme.offer_notebook(context, "guide/a.ipynb")
+    assert context == {"ipynb_source": "guide/a.ipynb"}
+
+
+def test_opengraph_takes_the_description_the_book_gives_it():
+    import sphinxext.opengraph as module
+
+    source = inspect.getsource(module)
+    seam = "jaxbook/upstream/opengraph.py"
+    assert "connect('html-page-context', html_page_context)" in source.replace('"', "'"), changed(
+        "sphinxext-opengraph", "its html-page-context handler's priority", seam
+    )
+    assert opengraph.BEFORE_TAGS < 500
+    assert "context['meta']" in source.replace('"', "'"), changed("sphinxext-opengraph", "page fields", seam)
+    context = {"meta": {"author": "x"}}
+    opengraph.describe(context, "A page.")
+    assert context["meta"] == {"author": "x", "og:description": "A page."}
+
+
+# --- Hypothesis, IPython, JAX, pytest -------------------------------------------------------------
+
+
+def test_hypothesis_draws_examples_from_the_strategies_alone(monkeypatch):
+    """tests/test_check.py shows why; this says where it broke."""
+    from hypothesis.internal.conjecture import providers
+
+    seam = "jaxbook/upstream/hypothesis.py"
+    assert hasattr(providers, "_get_local_constants"), changed("hypothesis", "_get_local_constants", seam)
+    monkeypatch.setattr(providers, "_get_local_constants", providers._get_local_constants)  # restored after
+    hypothesis.draw_from_strategies_only()
+    assert providers._get_local_constants() == providers.Constants(), changed("hypothesis", "Constants", seam)
+
+
+def test_ipython_reads_the_configuration_folders_the_kernel_empties():
+    from IPython.core import application
+
+    source = (ROOT / "jaxbook" / "kernel.py").read_text(encoding="utf-8")
+    for name in ("SYSTEM_CONFIG_DIRS", "ENV_CONFIG_DIRS"):
+        assert isinstance(getattr(application, name, None), list), changed(
+            "ipython", name, "jaxbook/kernel.py"
+        )
+        assert f"application.{name}.clear()" in source
+
+
+def test_jax_errors_are_named_by_their_public_module():
+    import jax
+
+    from jaxbook.snippet import _class_path
+
+    error = jax.errors.ConcretizationTypeError
+    assert error.__module__ in ("jax._src.errors", "jax.errors"), changed(
+        "jax", error.__module__, "jaxbook/snippet.py"
+    )
+    assert _class_path(error) == "jax.errors.ConcretizationTypeError"
+
+
+def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path):
+    """tests/pass_cache.py puts ``_built_unchanged`` first, before even a session's fixture."""
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\nlog = []\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n        item.fixturenames.insert(0, 'first')\n"
+        "@pytest.fixture\ndef first():\n    log.append('first')\n"
+        "@pytest.fixture(scope='session')\ndef browser():\n    log.append('browser')\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "test_a.py").write_text(
+        "from conftest import log\ndef test_a(browser):\n    assert log == ['first', 'browser'], log\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-p", "no:xdist"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, (
+        changed("pytest", "item.fixturenames' order", "tests/pass_cache.py") + run.stdout
+    )
+
+
+# --- nowhere else ---------------------------------------------------------------------------------
+
+#: Each dependency's internals (a pattern) -> the files allowed to use them: the seam, and the
+#: tests of what the seam is for.
+INTERNALS = {
+    r"\bcreate_client\b|NbMetadataCollector|mystnb_config|\bnb_element\b|\bcell_metadata\b|exec_metadata|"
+    r"NotebookClientBase|\"sphinx\.myst_nb\.": {
+        SEAM,
+        "tests/test_sphinxext.py",
+        "tests/test_reader_cells.py",
+    },
+    r"parse_directive_text|myst_parser\.(?:parsers|config)|\"sphinx\.myst_parser\.": {
+        "jaxbook/upstream/myst_parser.py"
+    },
+    r"reread_always|get_image_size|env_version\W+\w*\(|\"sphinx\.sphinx\.|builder\.templates|\"templates\"": {
+        "jaxbook/upstream/sphinx.py"
+    },
+    r"htmlToText": {"_static/search-summary.js", "tests/browser/test_interaction.py"},
+    r"ipynb_source|add_header_buttons": {"jaxbook/upstream/theme.py"},
+    r"og:description\W+:|context\[.meta.\]": {"jaxbook/upstream/opengraph.py"},
+    r"_get_local_constants": {"jaxbook/upstream/hypothesis.py"},
+    r"SYSTEM_CONFIG_DIRS|ENV_CONFIG_DIRS": {"jaxbook/kernel.py", "tests/test_kernel_start.py"},
+    r"jax\._src": {"jaxbook/snippet.py", "tests/test_reader_cells.py"},  # the latter: a declaration's text
+    r"\bconfig\._[a-z]|sys\._getframe|fixturenames\.insert|names\.insert": {"tests/pass_cache.py"},
+}
+
+
+def sources() -> list[Path]:
+    found = [ROOT / "conf.py", ROOT / "conftest.py", *sorted((ROOT / "_static").glob("*.js"))]
+    for folder in ("jaxbook", "tools", "tests"):
+        found += sorted((ROOT / folder).rglob("*.py"))
+    return [p for p in found if p.name != Path(__file__).name and "__pycache__" not in p.parts]
+
+
+def test_every_use_of_a_dependencys_internals_is_in_its_seam():
+    wrong = []
+    for path in sources():
+        relative = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        for pattern, allowed in INTERNALS.items():
+            if relative in allowed:
+                continue
+            for match in re.finditer(pattern, text):
+                line = text.count("\n", 0, match.start()) + 1
+                wrong.append(f"{relative}:{line}: {match[0]} (call its seam, one of {sorted(allowed)})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_theme_name_the_book_selects_is_declared():
+    """So that the theme's contract test above checks each of them: a compound name (``a-b``,
+    ``a_b``) that the book's stylesheets, scripts, templates and browser tests select and that the
+    theme's files hold (the ``bd-``/``pst-`` ones wherever they are)."""
+    files, used = theme_files(), set()
+    for path in [
+        *(ROOT / "_static").glob("*.css"),
+        *(ROOT / "_static").glob("*.js"),
+        *(ROOT / "_templates").glob("*"),
+    ]:
+        used |= set(re.findall(r"(?<![\w-])(?:bd|pst)-[a-z][\w-]*", path.read_text(encoding="utf-8")))
+    for path in [
+        *(ROOT / "_static").glob("*"),
+        *(ROOT / "_templates").glob("*"),
+        *(ROOT / "tests" / "browser").glob("*.py"),
+    ]:
+        if path.suffix not in (".css", ".js", ".html", ".py"):
+            continue
+        for name in re.findall(
+            r"[.#]([a-z][a-z0-9]*(?:[-_]+[a-z0-9]+)+)(?![\w(])", path.read_text(encoding="utf-8")
+        ):
+            if not name.startswith("jaxbook") and (name in files or name.split("-", 1)[-1] in files):
+                used.add(name)
+    for path in (ROOT / "jaxbook").rglob("*.py"):
+        used |= set(re.findall(r"(?<![\w-])(?:bd|pst)-[a-z][\w-]*", path.read_text(encoding="utf-8")))
+    assert used <= set(theme.NAMES), sorted(used - set(theme.NAMES))
