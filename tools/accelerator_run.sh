@@ -54,8 +54,21 @@ for name in ("jax", "jaxlib", "numpy", "scipy", "ml_dtypes", "libtpu"):
 '
 }
 
+# The first Python on PATH that imports the machine's JAX (a TPU VM's python3 can be another
+# version than the one its JAX was built for: the TPU lent here has python3 3.12, JAX for 3.11).
+machine_python() {
+  local candidate
+  for candidate in python3 python3.11 python3.12 python3.13 python3.10 python; do
+    if command -v "$candidate" > /dev/null && "$candidate" -c "import jax" 2> /dev/null; then
+      command -v "$candidate"
+      return
+    fi
+  done
+  echo python3
+}
+
 own() {
-  local what=${1:-all} py=${PY:-python3} site=${SITE:-/tmp/jaxbook-site} env=${ENVDIR:-/tmp/jaxbook-py}
+  local what=${1:-all} py=${PY:-$(machine_python)} site=${SITE:-/tmp/jaxbook-site} env=${ENVDIR:-/tmp/jaxbook-py}
   local index=${INDEX:-file:///opt/pypi/simple} wheels=${WHEELS:-.whl-tpu} out=${OUT:-_build}
   local report=_build/accelerator chip=_build/chip status=0 start
   mkdir -p "$report" "$chip" "$out"
@@ -87,7 +100,7 @@ own() {
   # A Python of our own whose path is the machine's (PYTHONPATH first: its JAX) and then $site. The
   # book's kernel runs with a PYTHONPATH of its own, so the path goes in a .pth file.
   local pth jpy=$env/bin/python
-  if "$py" -m venv --without-pip --system-site-packages "$env"; then
+  if "$py" -m venv --clear --without-pip --system-site-packages "$env"; then
     pth=$("$jpy" -c "import site; print(site.getsitepackages()[0])")/00-jaxbook.pth
   else # no venv module: the user's site folder takes the .pth file
     jpy=$py
