@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from snippets.sharding._hlo import result_types
+from snippets.sharding._hlo import result_types, without_layouts
 from snippets.training._model import init_params, loss_fn, make_data
 
 mesh = jax.make_mesh((8,), ("data",))  # Explicit axes: the default
@@ -53,7 +53,8 @@ print(
 )
 print("each device holds", xs.addressable_shards[0].data.shape[0], "examples")
 print(f"loss at step 0: {dp_losses[0]:.4f}, step 50: {dp_losses[50]:.4f}")
-print("all-reduces in the compiled step:", result_types(program, "all-reduce"))
+reduces = [without_layouts(t) for t in result_types(program, "all-reduce")]
+print("all-reduces in the compiled step:", reduces)
 
 
 def close(a, b):
