@@ -30,7 +30,7 @@ for name, fn, args in [
     ("grad(loss)", jax.grad(loss), (w, x, y)),
 ]:
     program = jax.jit(fn).lower(*args).compile().as_text()
-    ops = [  # each collective and the type of its result, without layouts
+    ops = [  # each collective and its result's type
         f"{op} of {without_layouts(result)}"
         for op in COLLECTIVES
         for result in result_types(program, op)
