@@ -134,3 +134,188 @@ def test_a_mesh_needs_8_devices_and_the_other_snippets_print_their_out_file(tmp_
     assert report["stamp"]["backend"] == "cpu"
     labels = {s["snippet"]: s["status"] for s in report["snippets"]}
     assert labels == {f"snippets/{MESH}": mesh, f"snippets/{PLAIN}": "same", f"snippets/{PLACED}": "same"}
+
+
+@unit
+def test_what_differs_runs_again_on_the_cpu_and_is_relabelled(tmp_path, monkeypatch):
+    """On a TPU with 1 device: a snippet that prints its .out on the machine's CPU (8 devices) but
+    not on 1 needs devices; one the CPU prints the same way as the TPU is a version difference; one
+    the CPU prints correctly is a platform difference and still differs."""
+    folder = tmp_path / "snippets" / "a"
+    folder.mkdir(parents=True)
+    names = {"mesh": "ok\n", "version": "new wording\n", "platform": "x: 1.000000\n"}
+    for name, want in names.items():
+        (folder / f"{name}.py").write_text("print('x')\n")
+        (folder / f"{name}.out").write_text(want if name != "version" else "old wording\n")
+    groups = {"page.md": [folder / f"{name}.py" for name in names]}
+    on_tpu = {
+        "snippets/a/mesh.py": CellResult(
+            "snippets/a/mesh.py", contract="snippets/a/mesh.py:1: raised ValueError: 8"
+        ),
+        "snippets/a/version.py": CellResult("snippets/a/version.py", text="new wording\n"),
+        "snippets/a/platform.py": CellResult("snippets/a/platform.py", text="x: 1.002000\n"),
+    }
+    on_cpu = {
+        "cpu:8": {
+            "snippets/a/mesh.py": "ok\n",
+            "snippets/a/version.py": "new wording\n",
+            "snippets/a/platform.py": "x: 1.000000\n",
+        },
+        "cpu:1": {
+            "snippets/a/mesh.py": None,
+            "snippets/a/version.py": "new wording\n",
+            "snippets/a/platform.py": "x: 1.000000\n",
+        },
+    }
+    calls = []
+
+    def fake_run(again, devices, root, progress=None):
+        calls.append((devices, sorted(p.name for paths in again.values() for p in paths)))
+        cells = {}
+        for name, text in on_cpu[devices].items():
+            broke = None if text is not None else f"{name}:1: raised ValueError: 8"
+            cells[name] = CellResult(name, text=text or "", contract=broke)
+        return {"jax": "0.10.2", "cpu": "x86_64"}, cells
+
+    monkeypatch.setattr(accelerator, "run", fake_run)
+    found = {"platform": "tpu", "devices": 1}
+    found, verdicts, _ = accelerator.judge_all(found, on_tpu, groups, tmp_path, progress=None)
+    labels = {v.snippet.split("/")[-1]: v.status for v in verdicts}
+    assert labels == {
+        "mesh.py": "needs 8 devices",
+        "version.py": "version difference",
+        "platform.py": "differs",
+    }
+    assert [devices for devices, _ in calls] == ["cpu:8", "cpu:1"]
+    assert calls[0][1] == ["mesh.py", "platform.py", "version.py"]
+    assert found["cpu_rerun"] == {"jax": "0.10.2", "cpu": "x86_64"}
+    platform = next(v for v in verdicts if v.snippet.endswith("platform.py"))
+    assert platform.detail.startswith("prints its .out on this machine's CPU")
+    # without the rerun, all three fail
+    _, verdicts, _ = accelerator.judge_all(
+        {"platform": "tpu", "devices": 1}, on_tpu, groups, tmp_path, progress=False
+    )
+    assert {v.status for v in verdicts} == {"differs", "broke"}
+
+
+@unit
+def test_a_run_stopped_early_leaves_its_outputs_and_they_can_be_judged_later(tmp_path):
+    progress = tmp_path / accelerator.PROGRESS
+    stamp = {"platform": "tpu", "devices": 1}
+    lines = [
+        {"devices": "own", "stamp": stamp},
+        {"devices": "own", "cells": [{"snippet": "snippets/a/x.py", "text": "1\n"}]},
+        {"devices": "cpu:8", "stamp": {"platform": None}},
+        {"devices": "cpu:8", "cells": [{"snippet": "snippets/a/x.py", "text": "2\n"}]},
+    ]
+    progress.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    found, results = accelerator.load_outputs(progress)
+    assert found == stamp and results["snippets/a/x.py"].text == "1\n"  # the first devices' only
+    accelerator.write_outputs(tmp_path, found, results)
+    again = accelerator.load_outputs(tmp_path / accelerator.OUTPUTS)
+    assert again[0] == stamp and again[1]["snippets/a/x.py"] == results["snippets/a/x.py"]
+
+
+def newer_fstrings(source: str) -> list[int]:
+    """Lines of f-strings that only Python 3.12 parses (PEP 701): an f-string's quote used again
+    inside one of its replacement fields, or a backslash there. (``ast.parse``'s ``feature_version``
+    does not reject them.)"""
+    import io
+    import tokenize
+
+    found, quotes = [], []  # the quote of each f-string being read, innermost last
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.FSTRING_START:
+            quote = tok.string.lstrip("fFrRbB")
+            if quotes and (quote.startswith(quotes[-1]) or "\\" in tok.string):
+                found.append(tok.start[0])
+            quotes.append(quote)
+        elif tok.type == tokenize.FSTRING_END:
+            quotes.pop()
+        elif quotes and tok.type == tokenize.STRING:
+            if tok.string.lstrip("fFrRbBuU").startswith(quotes[-1]) or "\\" in tok.string:
+                found.append(tok.start[0])
+    return found
+
+
+#: Python files that the check does not run (the site's build, a learner's command line).
+NOT_RUN_BY_THE_CHECK = ("jaxbook/downloads.py", "practice/study.py")
+PY311_FILES = sorted(
+    path
+    for pattern in (
+        "tools/accelerator.py",
+        "tools/chip_measure.py",
+        "jaxbook/*.py",
+        "snippets/**/*.py",
+        "practice/**/*.py",
+    )
+    for path in ROOT.glob(pattern)
+    if path.relative_to(ROOT).as_posix() not in NOT_RUN_BY_THE_CHECK
+)
+
+
+@unit
+def test_newer_fstrings_finds_what_python_3_11_rejects():
+    assert newer_fstrings("x = f\"{'a'}\"\n") == []
+    assert newer_fstrings('x = f"{"a"}"\n') == [1]
+    assert newer_fstrings("x = f'{g(r\"\\d\")}'\n") == [1]  # a backslash in a field
+    assert newer_fstrings('x = f"""{"a"}"""\n') == []
+
+
+@pytest.mark.inputs(*PY311_FILES, ROOT / "tools" / "accelerator_run.sh")
+def test_what_the_check_runs_parses_on_python_3_11():
+    """The machines lent with an accelerator come with their own Python (3.11 on a TPU VM): the
+    check, the kernel's modules and every snippet must parse there."""
+    newer = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in PY311_FILES
+        if (lines := newer_fstrings(path.read_text(encoding="utf-8")))
+    }
+    assert newer == {}, "f-strings only Python 3.12 parses (quote or backslash inside a field)"
+    script = (ROOT / "tools" / "accelerator_run.sh").read_text(encoding="utf-8")
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+
+@pytest.mark.inputs(
+    ROOT / "tools" / "chip_measure.py",
+    ROOT / "tools" / "chip_record.py",
+    ROOT / "snippets" / "profiling" / "_regression.py",
+    ROOT / "snippets" / "profiling" / "_mixed.py",
+)
+def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_read(tmp_path):
+    """The chip measurements at CPU sizes (--small: a rehearsal, which the record refuses), then
+    condensed as a record: every part, in the shape :func:`tools.chip_record.check` asks for."""
+    from tools import chip_record
+
+    env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"} | {"JAX_PLATFORMS": "cpu"}
+    args = [sys.executable, "-m", "tools.chip_measure", "--small", "--out", str(tmp_path)]
+    result = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    chip = json.loads((tmp_path / "chip.json").read_text())
+    assert chip["small"] and chip["stamp"]["backend"] == "cpu" and chip["errors"] == {}
+    with pytest.raises(ValueError, match="--small"):
+        chip_record.condense(chip)
+    record = chip_record.condense(chip | {"small": False})
+    chip_record.check(record)
+    assert set(chip_record.SHAPE) <= set(record)
+    assert {row["variant"] for row in record["roofline"]["rows"]} == {
+        "bfloat16",
+        "float32 default",
+        "float32 high",
+        "float32 highest",
+    }
+    assert [(run["dtype"], run["remat"]) for run in record["training"]["runs"]] == [
+        ("bfloat16", False),
+        ("bfloat16", True),
+        ("float32", False),
+        ("float32", True),
+    ]
+    assert record["float16"]["gradients"]["float16"] == 0.0  # the CPU computes float16 in float16
+    assert (tmp_path / "perfetto_trace.json.gz").is_file()
+    broken = json.loads(json.dumps(record))
+    del broken["roofline"]["rows"][2]["tflops"]
+    with pytest.raises(ValueError, match=r"record\.roofline\.rows\[2\]: no 'tflops'"):
+        chip_record.check(broken)
+    broken["roofline"]["rows"][2]["tflops"] = "fast"
+    with pytest.raises(ValueError, match=r"rows\[2\]\.tflops: 'fast' is not float"):
+        chip_record.check(broken)

@@ -17,7 +17,7 @@ from jaxbook.snippet import parse_tolerance, source_of
 #: page or snippet does not re-check these tests.
 pytestmark = pytest.mark.inputs()
 
-LOSS_SCALE = ROOT / "snippets" / "profiling" / "dynamic_loss_scale.py"
+LOSS_SCALE = ROOT / "snippets" / "profiling_under_the_hood" / "dynamic_loss_scale.py"
 
 
 @pytest.mark.parametrize(

@@ -67,8 +67,8 @@ def run_practice_tests(impl, report):
         yield (ROOT / file).parent, props.get("impl"), case.get("name"), kinds
 
 
-def test_the_study_plan_has_39_problems_in_ten_sections():
-    assert len(PROBLEMS) == 39, [ident(p) for p in PROBLEMS]
+def test_the_study_plan_has_42_problems_in_ten_sections():
+    assert len(PROBLEMS) == 42, [ident(p) for p in PROBLEMS]
     assert sorted({p.parent.name for p in PROBLEMS}) == sorted(SECTIONS)
 
 

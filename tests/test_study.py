@@ -40,14 +40,14 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
     term = Terminal([sys.executable, "-m", "jaxbook.study", *options], ROOT)
     try:
         first = term.until("Masked Mean Without Boolean Indexing", NONE_PASS)
-        assert "Study plan: 0 passed, 0 attempted, 39 not started (of 39)" in first
-        assert "Problem 2 of 39: arrays/masked-mean (not started)" in first
+        assert "Study plan: 0 passed, 0 attempted, 42 not started (of 42)" in first
+        assert "Problem 2 of 42: arrays/masked-mean (not started)" in first
         assert "_build/html/practice/arrays/masked_mean.html" in first
         assert "FAIL 0/3  3. A slice without any True entry gives exactly `0.0`" in first
 
         starter.write_text(FAILING)  # a save: checked again
         shown = term.until(SOME_PASS)  # it fails on an empty row only
-        assert "Study plan: 0 passed, 1 attempted, 38 not started (of 39)" in shown, shown
+        assert "Study plan: 0 passed, 1 attempted, 41 not started (of 42)" in shown, shown
         assert "FAIL 0/3  3. A slice without any True entry" in shown, shown
         assert "FAIL 2/3  7. The gradient" in shown, shown
         assert "Smallest failing example of test_axis_matches_numpy_loop:" in shown, shown
@@ -72,7 +72,7 @@ def test_a_learner_studies_in_a_terminal(tmp_path):
             "Solved arrays/masked-mean! Next in the plan: arrays/prng-key-splitting", "PRNG Key Splitting"
         )
         shown = term.until("tests pass: not yet")
-        assert "Study plan: 1 passed, 0 attempted, 38 not started (of 39)" in shown, shown
+        assert "Study plan: 1 passed, 0 attempted, 41 not started (of 42)" in shown, shown
 
         term.press("s")
         term.until("Stable Log-Sum-Exp", "tests pass")
@@ -104,9 +104,9 @@ def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
         tmp_path, {"arrays/masked-mean": "passed", "autodiff/hessian-vector-product": "attempted"}
     )
     lines = piped(practice).splitlines()
-    assert lines[0] == "Study plan: 1 passed, 1 attempted, 37 not started (of 39)"
+    assert lines[0] == "Study plan: 1 passed, 1 attempted, 40 not started (of 42)"
     names = [re.search(r"\b[a-z_]+/[a-z-]+\b", line)[0] for line in lines[1:]]
-    assert len(names) == 39 == len(set(names))
+    assert len(names) == 42 == len(set(names))
     # the plan's order: the sections in practice/index.md's order, each problem in its index's
     assert names[:2] == ["arrays/functional-array-update", "arrays/masked-mean"]
     assert names[-1].startswith("capstone/") and names.index("autodiff/value-and-grad-loss") == 4
@@ -118,7 +118,7 @@ def test_without_a_terminal_it_prints_the_progress_and_exits(tmp_path):
     logsumexp = practice / "arrays" / "stable_logsumexp"
     shutil.copy(logsumexp / "solution.py", logsumexp / "starter.py")
     table = piped(practice, "--recompute")
-    assert "Study plan: 1 passed, 1 attempted, 37 not started (of 39)" in table, table
+    assert "Study plan: 1 passed, 1 attempted, 40 not started (of 42)" in table, table
     assert "attempted    arrays/masked-mean" in table and "passed       arrays/stable-logsumexp" in table, (
         table
     )

@@ -2,7 +2,10 @@
 
 Each snippet runs as the build runs it, on the devices JAX finds (``JAXBOOK_DEVICES=own``), and gets
 one of the verdicts :data:`STATUSES` (docs/contributing.md); the report, stamped with the devices
-and versions, goes to ``--out``. Exits 1 when a snippet differs or broke.
+and versions, goes to ``--out``. A snippet that differs or broke runs again on the same machine's
+CPU, on the book's 8 emulated devices and on as many as the machine has: what differs there too is
+the machine's JAX (a version difference) or its device count, not its platform. Exits 1 when a
+snippet differs or broke.
 """
 
 import argparse
@@ -18,6 +21,7 @@ from unittest import mock
 
 from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.execute import Kernel
+from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
 
 #: The verdicts, in the report's order; the last two fail the check.
@@ -27,6 +31,7 @@ STATUSES = (
     "within tolerance",
     "accelerator output",
     "declared difference",
+    "version difference",
     NEEDS_DEVICES,
     "differs",
     "broke",
@@ -40,6 +45,11 @@ STAMP = "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.du
 # A device's repr (TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)) and str (cuda:0).
 _DEVICE_REPR = re.compile(r"\b(?:Cpu|Cuda|Rocm|Gpu|Tpu)Device\(id=(\d+)(?:[^()]|\([^()]*\))*\)")
 _DEVICE_STR = re.compile(r"\b(?:cpu|cuda|rocm|gpu|tpu):(\d+)\b")
+#: What the check writes as it goes: one line of JSON per page run ({"devices", "cells"}), so that a
+#: run stopped early still leaves its outputs (``--classify`` judges them later).
+PROGRESS = "progress.jsonl"
+#: Every output of the machine's own devices, with the stamp (``--classify`` reads it).
+OUTPUTS = "outputs.json"
 #: The distributions that run JAX on an accelerator (names normalised), listed in the stamp.
 PLUGINS = ("jax-cuda", "jax-rocm", "libtpu", "nvidia-cuda-runtime", "nvidia-cudnn")
 
@@ -108,18 +118,31 @@ def stamp() -> dict:
         "platform": None if backend == "cpu" else backend,  # whose ``# platform:`` lines apply
         "platform_version": str(getattr(jax.devices()[0].client, "platform_version", "")).strip(),
         "plugins": dict(sorted(plugins.items())),
+        "jax_platforms": os.environ.get("JAX_PLATFORMS") or None,  # as the kernel saw it
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 
-def run(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, dict]:
+def run(
+    groups: dict[str, list[Path]], devices: str, root: Path, progress: Path | None = None
+) -> tuple[dict, dict]:
     """Run each page's snippets (``{page: [paths]}``) in the book's kernel on ``devices``
-    (``JAXBOOK_DEVICES``): ``(stamp, {snippet name: CellResult})``. Nothing is stored."""
+    (``JAXBOOK_DEVICES``): ``(stamp, {snippet name: CellResult})``. Nothing is stored but, with
+    ``progress``, one line of JSON per page appended to that file as it ends."""
     with mock.patch.dict(os.environ, JAXBOOK_DEVICES=devices):
         kernel = Kernel(root)
+    results = {}
     try:
         found = json.loads(kernel.request(STAMP, "__jaxbook_stamp__"))
-        results = {cell.snippet: cell for paths in groups.values() for cell in kernel.run_page(paths)}
+        if progress is not None:
+            with progress.open("a", encoding="utf-8") as log:
+                log.write(json.dumps({"devices": devices, "stamp": found}) + "\n")
+        for paths in groups.values():
+            cells = kernel.run_page(paths)
+            results.update((cell.snippet, cell) for cell in cells)
+            if progress is not None:
+                with progress.open("a", encoding="utf-8") as log:
+                    log.write(json.dumps({"devices": devices, "cells": [asdict(c) for c in cells]}) + "\n")
     finally:
         kernel.close()
     return found, results
@@ -142,26 +165,117 @@ def judge(path: Path, cell, platform: str | None, root: Path) -> Verdict:
     return Verdict(name, *classify(expected, cell.text, tolerance, declared, variant_text, cell.contract))
 
 
-def run_and_judge(groups: dict[str, list[Path]], devices: str, root: Path) -> tuple[dict, list, dict]:
-    """Run and judge the snippets of ``groups`` on ``devices``; with fewer than the book's devices,
-    those that differ or broke run again on as many emulated CPU devices, and need the book's
-    devices if they fail there too. Returns the stamp, the verdicts and the results (by snippet name)."""
-    found, results = run(groups, devices, root)
-    verdicts = [judge(root / name, cell, found["platform"], root) for name, cell in results.items()]
+def _same_output(first, second, path: Path, root: Path) -> bool:
+    """Whether two results of the snippet at ``path`` print the same (device names aside, within its
+    tolerance), or broke the same way."""
+    if first.contract or second.contract:
+        lines = [
+            device_names((c.contract or "").strip().splitlines()[0] if c.contract else "")
+            for c in (first, second)
+        ]
+        return lines[0] == lines[1]
+    name = path.relative_to(root).as_posix()
+    try:
+        tolerance = parse_tolerance(source_of(path), name)
+    except SnippetError:
+        return False
+    return compare.matches(device_names(first.text), device_names(second.text), tolerance)
+
+
+def on_cpu(
+    found: dict, verdicts: list, results: dict, groups: dict[str, list[Path]], root: Path, progress=None
+) -> dict | None:
+    """Run the snippets that differ or broke on ``found``'s devices again on this machine's CPU (the
+    book's 8 emulated devices, and as many as ``found`` has when fewer) and relabel them: what
+    prints its ``.out`` there but not with ``found``'s count needs the book's devices; what the CPU
+    prints otherwise too, the same way, is a version difference (this machine's JAX, not its
+    platform). Returns the CPU run's stamp (None when nothing ran again)."""
     count = found["devices"]
     suspects = {root / v.snippet: v for v in verdicts if v.status in FAILING}
-    if count < runtime.DEVICE_COUNT and suspects:
-        again = {page: [path for path in group if path in suspects] for page, group in groups.items()}
-        _, on_cpu = run(again, f"cpu:{count}", root)
-        for path, verdict in suspects.items():
-            cpu_verdict = judge(path, on_cpu[verdict.snippet], None, root)
-            if cpu_verdict.status != "same":
+    if not suspects or (found["platform"] is None and count >= runtime.DEVICE_COUNT):
+        return None
+    again = {page: [path for path in group if path in suspects] for page, group in groups.items()}
+    again = {page: paths for page, paths in again.items() if paths}
+    cpu_found, on_book = run(again, f"cpu:{runtime.DEVICE_COUNT}", root, progress)
+    on_count = run(again, f"cpu:{count}", root, progress)[1] if count < runtime.DEVICE_COUNT else on_book
+    for path, verdict in suspects.items():
+        own, book, counted = results[verdict.snippet], on_book[verdict.snippet], on_count[verdict.snippet]
+        book_verdict = judge(path, book, None, root)
+        counted_verdict = judge(path, counted, None, root)
+        if book_verdict.status == "same":
+            if counted_verdict.status != "same":
                 verdict.status = NEEDS_DEVICES
                 verdict.detail = (
-                    f"{cpu_verdict.status} on {count} emulated CPU device(s) too (the outputs are "
+                    f"{counted_verdict.status} on {count} emulated CPU device(s) too (the outputs are "
                     f"those of {runtime.DEVICE_COUNT}): {verdict.detail}"
                 )
+            else:
+                verdict.detail = f"prints its .out on this machine's CPU: {verdict.detail}"
+        elif _same_output(own, book, path, root):
+            verdict.status = "version difference"
+            verdict.detail = f"prints the same on this machine's CPU ({runtime.DEVICE_COUNT} devices): {book_verdict.detail}"
+        elif (
+            count < runtime.DEVICE_COUNT
+            and counted_verdict.status != "same"
+            and _same_output(own, counted, path, root)
+        ):
+            verdict.status = NEEDS_DEVICES
+            verdict.detail = (
+                f"{counted_verdict.status} on {count} emulated CPU device(s) too; on "
+                f"{runtime.DEVICE_COUNT}: {book_verdict.status} ({book_verdict.detail})"
+            )
+        else:
+            verdict.detail = f"{book_verdict.status} on this machine's CPU too, otherwise: {verdict.detail}"
+    return cpu_found
+
+
+def run_and_judge(
+    groups: dict[str, list[Path]], devices: str, root: Path, out: Path | None = None, again: bool = True
+) -> tuple[dict, list, dict]:
+    """Run and judge the snippets of ``groups`` on ``devices``; those that differ or broke run again
+    on this machine's CPU (:func:`on_cpu`; not with ``again=False``). With ``out``, the progress and
+    every output are written there as they come (:data:`PROGRESS`, :data:`OUTPUTS`). Returns the
+    stamp (with ``cpu_rerun``, the CPU's stamp), the verdicts and the results (by snippet name)."""
+    progress = out / PROGRESS if out else None
+    if progress is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        progress.write_text("", encoding="utf-8")
+    found, results = run(groups, devices, root, progress)
+    if out is not None:
+        write_outputs(out, found, results)
+    return judge_all(found, results, groups, root, progress if again else False)
+
+
+def write_outputs(out: Path, found: dict, results: dict) -> None:
+    data = {"stamp": found, "results": {name: asdict(cell) for name, cell in results.items()}}
+    (out / OUTPUTS).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def judge_all(found: dict, results: dict, groups: dict[str, list[Path]], root: Path, progress=None):
+    """The verdicts of ``results`` (run on ``found``'s devices), relabelled by :func:`on_cpu` unless
+    ``progress`` is False."""
+    verdicts = [judge(root / name, cell, found["platform"], root) for name, cell in results.items()]
+    if progress is not False:
+        found = dict(found, cpu_rerun=on_cpu(found, verdicts, results, groups, root, progress))
     return found, verdicts, results
+
+
+def load_outputs(path: Path) -> tuple[dict, dict]:
+    """The stamp and results of an :data:`OUTPUTS` file, or of a :data:`PROGRESS` file (its first
+    devices' pages: a run stopped early)."""
+    if path.name.endswith(".jsonl"):
+        found, results, first = None, {}, None
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            first = first or entry["devices"]
+            if entry["devices"] != first:
+                break
+            if "stamp" in entry:
+                found = entry["stamp"]
+            results.update((c["snippet"], CellResult(**c)) for c in entry.get("cells", []))
+        return found, results
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data["stamp"], {name: CellResult(**cell) for name, cell in data["results"].items()}
 
 
 def accept(verdicts: list[Verdict], results: dict, platform: str | None, root: Path) -> list[str]:
@@ -194,6 +308,15 @@ def report(found: dict, verdicts: list[Verdict]) -> tuple[dict, str]:
         f"  JAX {found['jax']}, jaxlib {found['jaxlib']}, Python {found['python']}, CPU {found['cpu']}",
         f"  plugins:  {', '.join(f'{k} {v}' for k, v in found['plugins'].items()) or 'none'}",
         f"  date:     {found['date']}",
+        *([f"  JAX_PLATFORMS={found['jax_platforms']}"] if found.get("jax_platforms") else []),
+        *(
+            [
+                f"  again on: this machine's CPU, JAX {again['jax']}, {again['cpu']}, "
+                f"for what differs or broke (a version difference: the CPU prints the same)"
+            ]
+            if (again := found.get("cpu_rerun"))
+            else []
+        ),
         "",
         f"{len(verdicts)} snippets: " + ", ".join(f"{n} {status}" for status, n in counts.items()),
     ]
@@ -211,13 +334,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devices", default="own", help="own (default) or cpu:N, as JAXBOOK_DEVICES")
     parser.add_argument("--accept", action="store_true", help="write <name>.<platform>.out where declared")
     parser.add_argument("--out", default=layout.ACCELERATOR, type=Path, help="the report's folder")
+    parser.add_argument(
+        "--skip",
+        type=Path,
+        action="append",
+        default=[],
+        help="an outputs.json or progress.jsonl of an earlier run: its snippets are not run again",
+    )
+    parser.add_argument("--no-cpu", action="store_true", help="do not run what differs again on the CPU")
+    parser.add_argument(
+        "--classify",
+        type=Path,
+        help="judge the outputs.json (or progress.jsonl) of an earlier run instead of running, "
+        "the snippets that differ run again on this machine's CPU",
+    )
     args = parser.parse_args(argv)
     root = book_root()
     try:
         groups = pages.selection(root, args.page, args.snippet)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    found, verdicts, results = run_and_judge(groups, args.devices, root)
+    done = {name for path in args.skip if path.is_file() for name in load_outputs(path)[1]}
+    groups = {
+        page: [p for p in paths if p.relative_to(root).as_posix() not in done]
+        for page, paths in groups.items()
+    }
+    groups = {page: paths for page, paths in groups.items() if paths}
+    if args.classify:
+        found, results = load_outputs(args.classify)
+        groups = {
+            page: [p for p in paths if p.relative_to(root).as_posix() in results]
+            for page, paths in groups.items()
+        }
+        args.out.mkdir(parents=True, exist_ok=True)
+        progress = False if args.no_cpu else args.out / PROGRESS
+        found, verdicts, results = judge_all(found, results, groups, root, progress)
+    else:
+        found, verdicts, results = run_and_judge(groups, args.devices, root, args.out, not args.no_cpu)
     data, text = report(found, verdicts)
     if args.accept:
         data["written"] = accept(verdicts, results, found["platform"], root)

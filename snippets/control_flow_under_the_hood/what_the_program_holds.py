@@ -1,4 +1,5 @@
-"""What lax.cond and lax.fori_loop become in the jaxpr and the compiled program."""
+"""What lax.cond and lax.fori_loop become in the jaxpr and the compiled
+program."""
 
 import jax
 import jax.numpy as jnp

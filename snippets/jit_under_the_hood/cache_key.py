@@ -32,7 +32,7 @@ traces = []
 
 @jax.jit
 def scale(x):
-    """Double x, counting traces. x: any pytree of arrays -> the same pytree."""
+    """Double x, counting traces. x: a pytree of arrays -> the same pytree."""
     traces.append(1)  # runs only while tracing
     return jax.tree.map(lambda v: 2 * v, x)
 

@@ -40,7 +40,8 @@ expected = x + jnp.tanh(norm(x) @ w1) @ w2
 
 def report(name, block, *args):
     """Print one device's share of the output, the collectives, the bytes
-    each device sends (by the ring formulas of Step 9c), a check."""
+    each device sends (by the ring formulas of What sharding costs), and a
+    check."""
     y = block(*args)
     program = block.lower(*args).compile().as_text()
     print(

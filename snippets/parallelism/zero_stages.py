@@ -114,7 +114,8 @@ same = all(
     for r in results[1:]
 )
 print("updated params of all stages equal to within 1e-4:", same)
-# Bytes each device sends, by the ring formulas (Step 9c), from the programs.
+# Bytes each device sends, by the ring formulas of What sharding costs,
+# read from the programs.
 for stage, c in enumerate(compiled):
     sent = sum(row[3] for row in traffic(c.as_text()))
     print(f"stage {stage} sends per device: {sent / 2**10:.0f} KiB")

@@ -1,4 +1,5 @@
-"""A two-layer MLP for a ("data", "model") mesh, shared by Step 9b's cells."""
+"""A two-layer MLP for a ("data", "model") mesh, shared by the cells of
+Step 9, part 2, and of the parallelism reference."""
 
 import jax
 import jax.numpy as jnp
@@ -6,9 +7,6 @@ from jax.sharding import PartitionSpec as P
 
 D, H = 16, 64  # input and output width, hidden width
 
-#: Where each parameter lives: the hidden units are split over "model"
-#: (w1 by columns, w2 by rows, as in tensor parallelism), and every
-#: parameter is copied over "data".
 SPECS = {
     "w1": P(None, "model"),
     "b1": P("model"),
@@ -31,8 +29,6 @@ def init(key):
 def init_in_place(key):
     """init, each device drawing only its own blocks; the result is laid
     out by SPECS. Call it under jax.set_mesh, inside jax.jit."""
-    # Under Explicit axes a draw without out_sharding= is replicated; Auto
-    # axes let the compiler split the draws like the outputs.
     return jax.sharding.auto_axes(init, out_sharding=SPECS)(key)
 
 

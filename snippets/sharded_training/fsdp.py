@@ -12,6 +12,7 @@ mesh = jax.make_mesh((8,), ("data",))
 def local_loss(params, x, y):
     """Per device: gather the whole parameters from their 8 blocks, then
     the loss of this device's examples, averaged over the devices."""
+    # tiled=True: concatenate the blocks along the split dimension
     whole = jax.tree.map(
         lambda p: lax.all_gather(p, "data", tiled=True), params
     )

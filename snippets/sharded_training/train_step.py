@@ -1,4 +1,3 @@
-import re
 from functools import partial
 
 import jax
@@ -6,6 +5,7 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import PartitionSpec as P
 
+from snippets.sharding._hlo import result_types, without_layouts
 from snippets.sharded_training._mlp import batch, init, init_in_place, loss
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
@@ -35,6 +35,7 @@ with jax.set_mesh(mesh):
     params = jax.jit(init_in_place)(jax.random.key(0))
     state = (params, jax.jit(tx.init)(params))
     xs, ys = jax.device_put((x, y), P("data"))
+    # eval_shape traces only: shapes and shardings, nothing computed
     grads = jax.eval_shape(jax.grad(loss), params, xs, ys)
     hlo = train_step.lower(state, xs, ys).compile().as_text()
     start = state
@@ -53,10 +54,8 @@ same = jax.tree.map(
 )
 print("every gradient laid out like its parameter:", jax.tree.all(same))
 print("Adam's first moment of w1:", jax.typeof(opt_state[0].mu["w1"]))
-for line in hlo.splitlines():
-    if " all-reduce(" in line:  # the shapes each one sums, without layouts
-        shapes = line.split(" = ")[1].split(" all-reduce(")[0]
-        print("all-reduce of", re.sub(r"\{[\d,]*\}", "", shapes))
+for shapes in result_types(hlo, "all-reduce"):  # the shapes each one sums
+    print("all-reduce of", without_layouts(shapes))
 print("losses:", " ".join(f"{v:.4f}" for v in losses))
 print(
     "old state donated:", all(a.is_deleted() for a in jax.tree.leaves(start))

@@ -1,5 +1,6 @@
 """The collective operations in a compiled program's text (.as_text())."""
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -24,11 +25,12 @@ def collectives(program):
 
 
 def collective_lines(program):
-    """The lines of the program text that call a collective operation."""
+    """The lines of the program text that call a collective operation (on a
+    GPU, the line of its -start operation)."""
     return [
         line.strip()
         for line in program.splitlines()
-        if any(f"{c}(" in line for c in COLLECTIVES)
+        if any(f"{c}(" in line or f"{c}-start(" in line for c in COLLECTIVES)
     ]
 
 
@@ -36,10 +38,15 @@ def result_types(program, op):
     """The result types of the program's `op` operations -> list of str,
     e.g. ['f32[256,256]{1,0}'] for one all-gather of a (256, 256) array."""
     return [
-        line.split(" = ", 1)[1].split(f" {op}(")[0]
+        re.split(f" {op}(?:-start)?\\(", line.split(" = ", 1)[1])[0]
         for line in collective_lines(program)
-        if f" {op}(" in line
+        if f" {op}(" in line or f" {op}-start(" in line
     ]
+
+
+def without_layouts(text):
+    """text without XLA's memory layouts: 'f32[32,1]{1,0}' -> 'f32[32,1]'."""
+    return re.sub(r"\{[\d,]*\}", "", text)
 
 
 def partitioned_types(lowered, op):

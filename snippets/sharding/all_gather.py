@@ -10,6 +10,7 @@ x = jax.device_put(v, NamedSharding(mesh, P("i")))  # 2 values per device
 
 def gather(block):
     """block: (2,) -> (1, 16): the full vector, as this device now holds it."""
+    # tiled=True: one (16,) vector, not the 8 blocks stacked as (8, 2)
     full = lax.all_gather(block, "i", tiled=True)
     return full[None]
 

@@ -2,7 +2,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from snippets.sharding._hlo import collective_lines
+from snippets.sharding._hlo import COLLECTIVES, result_types, without_layouts
 
 mesh = jax.make_mesh((8,), ("data",))
 kx, kw = jax.random.split(jax.random.key(0))
@@ -10,7 +10,7 @@ x = jax.device_put(
     jax.random.normal(kx, (64, 16)), NamedSharding(mesh, P("data"))
 )
 y = jax.device_put(jnp.ones(64), NamedSharding(mesh, P("data")))
-# replicated
+# a copy of w on every device
 w = jax.device_put(jax.random.normal(kw, (16,)), NamedSharding(mesh, P()))
 
 
@@ -29,7 +29,10 @@ for name, fn, args in [
     ("loss", loss, (w, x, y)),
     ("grad(loss)", jax.grad(loss), (w, x, y)),
 ]:
-    lines = collective_lines(jax.jit(fn).lower(*args).compile().as_text())
-    print(f"{name}: {len(lines)} collective op(s)")
-    for line in lines:
-        print("   ", line.split(", channel_id")[0])
+    program = jax.jit(fn).lower(*args).compile().as_text()
+    ops = [  # each collective and its result's type
+        f"{op} of {without_layouts(result)}"
+        for op in COLLECTIVES
+        for result in result_types(program, op)
+    ]
+    print(f"{name}: {len(ops)} collective op(s)", *ops, sep="\n    ")

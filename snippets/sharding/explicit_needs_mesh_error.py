@@ -21,6 +21,5 @@ x, y = jax.device_put((x, y), NamedSharding(mesh, P("data")))
 print("x:", jax.typeof(x), "| w1:", jax.typeof(params[0]["w"]))
 print(f"forward pass alone, loss {jax.jit(loss_fn)(params, x, y):.4f}")
 
-# the backward pass computes w's gradient as x.T @ (...): a sum over the
-# batch, whose dimension is split on both sides, and no mesh to put it on
+# w's gradient sums over the split batch, and there is no mesh to put it on
 train_step(params, x, y)

@@ -4,13 +4,16 @@ import jax.numpy as jnp
 
 from snippets.sharding_costs._hardware import CHIPS
 
-CHIP = "H100 SXM"
-peak, hbm, _ = CHIPS[CHIP]
-critical = peak / hbm  # FLOPs per byte at which both take the same time
-print(
-    f"{CHIP}: {peak / 1e12:.0f} TFLOP/s bf16 dense, {hbm / 1e12:.2f} TB/s "
-    f"HBM -> critical intensity {critical:.0f} FLOPs/byte"
-)
+CHIPS_SHOWN = ("H100 SXM", "TPU v5e", "TPU v5p")
+critical = {}  # FLOPs per byte at which compute and memory take as long
+for chip in CHIPS_SHOWN:
+    peak, hbm, _ = CHIPS[chip]
+    critical[chip] = peak / hbm
+    print(
+        f"{chip}: {peak / 1e12:.0f} TFLOP/s bf16 dense, "
+        f"{hbm / 1e12:.2f} TB/s HBM -> critical intensity "
+        f"{critical[chip]:.0f} FLOPs/byte"
+    )
 
 
 def matmul_cost(m, k, n):
@@ -26,12 +29,14 @@ d = 8192  # a (d, d) weight matrix, applied to m tokens
 for m in (64, 256, 1024, 4096):
     flops, nbytes = matmul_cost(m, d, d)
     intensity = flops / nbytes
-    bound = "compute" if intensity > critical else "memory"
-    attainable = min(1.0, intensity / critical)
+    reachable = ", ".join(
+        f"{chip} {min(1.0, intensity / critical[chip]):4.0%}"
+        for chip in CHIPS_SHOWN
+    )
     print(
         f"m={m:5}: {flops / 1e9:6.1f} GFLOP = 2mkn: {flops == 2 * m * d * d}, "
         f"{nbytes / 2**20:5.0f} MiB = 2(mk+kn+mn): "
         f"{nbytes == 2 * (m * d + d * d + m * d)}, "
-        f"{intensity:6.1f} FLOPs/byte, {bound}-bound, "
-        f"at most {attainable:.0%} of peak"
+        f"{intensity:6.1f} FLOPs/byte; at most this share of peak: "
+        f"{reachable}"
     )

@@ -211,6 +211,32 @@ def test_scatter_add_keeps_the_dtype_of_weights(impl, case, dtype):
     np.testing.assert_array_equal(out, want.astype(dtype))
 
 
+@st.composite
+def int32_scatter_cases(draw):
+    """int32 weights up to 2**27 in size: bins past 2**24 (where float32
+    rounds) that still fit in int32 (at most 13 weights)."""
+    n, indices, _ = draw(scatter_cases())
+    big = st.integers(-(2**27), 2**27)
+    weights = draw(hnp.arrays(np.int32, len(indices), elements=big))
+    return n, indices, weights
+
+
+@pytest.mark.requirement(11)
+@given(int32_scatter_cases())
+@example((1, np.int32([0, 0]), np.int32([2**24, 1])))
+@example((2, np.int32([0, 0, 1]), np.int32([2**24 + 1, 2, -(2**25) - 1])))
+def test_scatter_add_int32_bins_are_exact(impl, case):
+    """int32 weights give int32 bins holding the exact integer sums."""
+    n, indices, weights = case
+    out = impl.scatter_add(n, jnp.asarray(indices), jnp.asarray(weights))
+    assert out.shape == (n,) and out.dtype == jnp.int32
+    want = np.zeros(n, np.int64)
+    for i, w in zip(indices, weights.astype(np.int64)):
+        if 0 <= i < n:
+            want[i] += w
+    np.testing.assert_array_equal(np.asarray(out, np.int64), want)
+
+
 @pytest.mark.requirement(10)
 @given(scatter_cases(), st.sampled_from([np.inf, -np.inf, np.nan]))
 @example((3, np.array([-1, 1, 3], np.int32), np.float32([1, 2, 4])), np.inf)

@@ -74,16 +74,21 @@ def test_pytree_matches_float64_hessian(impl, case):
 
 @st.composite
 def diagonals(draw):
-    """A diagonal Hessian whose top-magnitude eigenvalue stands out by 2x."""
-    n = draw(st.sampled_from([2, 5, 8]))
+    """A diagonal Hessian whose top-magnitude eigenvalue stands out by 2x, at
+    every scale the statement names (top magnitudes from 1e-15 to 1e15)."""
+    n = draw(st.sampled_from([1, 2, 5, 8]))
     rest = draw(hnp.arrays(np.float32, n - 1, elements=st.floats(-2, 2)))
     top = draw(st.sampled_from([-6.0, -4.0, 4.0, 6.0]))
-    return np.float32(np.append(rest, top)), draw(st.integers(0, 2**31 - 1))
+    scale = 10.0 ** draw(st.integers(-15, 14))
+    d = np.float32(np.append(rest, top) * scale)
+    return d, draw(st.integers(0, 2**31 - 1))
 
 
 @pytest.mark.requirement(4)
 @given(diagonals())
 @example((np.float32([1, -5, 3, 2, 0.5]), 0))
+@example((np.float32([1, -5, 3, 2, 0.5]) * np.float32(1e-13), 0))
+@example((np.float32([1, -5, 3, 2, 0.5]) * np.float32(1e14), 0))
 def test_sharpness_matches_eigenvalue(impl, case):
     d, seed = case
     f = lambda x: 0.5 * jnp.sum(jnp.asarray(d) * x**2)

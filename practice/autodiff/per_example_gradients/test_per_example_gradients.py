@@ -93,19 +93,23 @@ def scaled_loss(params, x, y):
 
 @st.composite
 def clipping_batches(draw):
-    """xs (B, 3), ys (B,) with zeros (zero gradients), max_norm > 0."""
+    """xs (B, 3), ys (B,) with zeros (zero gradients), max_norm > 0; the
+    gradients and max_norm at one scale from 1e-15 to 1e15 (the statement's)."""
     batch = draw(st.sampled_from([1, 3, 6]))
     xs = draw(floats((batch, 3)))
     ys = draw(
         hnp.arrays(np.float32, batch, elements=st.sampled_from([0, 0.5, 2]))
     )
-    return xs, ys, draw(st.sampled_from([0.1, 1.0, 4.0]))
+    scale = 10.0 ** draw(st.integers(-15, 15))
+    max_norm = draw(st.sampled_from([0.1, 1.0, 4.0])) * scale
+    return xs, np.float32(ys * scale), float(np.float32(max_norm))
 
 
 @pytest.mark.requirement(4, 5, 6)
 @given(clipping_batches())
 @example((np.float32([[3, 0, 4], [0, 0, 0]]), np.float32([1, 1]), 2.5))
 @example((np.float32([[3, 0, 4], [1, 2, 3]]), np.float32([0, 0]), 1.0))
+@example((np.float32([[1, 0, 0]]), np.float32([2e-12]), 1e-12))
 def test_clipping_matches_float64_numpy(impl, case):
     xs, ys, max_norm = case
     params = {"a": jnp.zeros(2), "b": jnp.float32(0.0)}
@@ -116,8 +120,9 @@ def test_clipping_matches_float64_numpy(impl, case):
     scale = np.minimum(1.0, max_norm / np.where(norms > 0, norms, 1.0))
     expected = np.mean(grads * scale[:, None], axis=0)
     assert jax.tree.structure(out) == jax.tree.structure(params)
-    np.testing.assert_allclose(out["a"], expected[:2], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(out["b"], expected[2], rtol=1e-5, atol=1e-6)
+    atol = 1e-6 * max_norm
+    np.testing.assert_allclose(out["a"], expected[:2], rtol=1e-5, atol=atol)
+    np.testing.assert_allclose(out["b"], expected[2], rtol=1e-5, atol=atol)
 
 
 @pytest.mark.requirement(1, 2)

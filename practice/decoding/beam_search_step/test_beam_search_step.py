@@ -26,12 +26,16 @@ def np_step(scores, log_probs, finished, eos_id):
             for v in range(vocab):
                 if finished[b, k]:
                     s = scores[b, k] if v == eos_id else NEG
-                else:
-                    s = scores[b, k] + log_probs[b, k, v]
-                cand.append((s, k, v))
+                else:  # the float32 sum, as the solution computes it
+                    s = np.float32(scores[b, k]) + np.float32(
+                        log_probs[b, k, v]
+                    )
+                cand.append((float(s), k, v))
+        # Python's sort is stable; -0.0 ranks below 0.0, as in lax.top_k
         order = sorted(
-            range(len(cand)), key=lambda i: -cand[i][0]
-        )  # Python's sort is stable
+            range(len(cand)),
+            key=lambda i: (-cand[i][0], bool(np.signbit(cand[i][0]))),
+        )
         for j, i in enumerate(order[:beams]):
             s, k, v = cand[i]
             out[0][b, j], out[1][b, j], out[2][b, j] = s, k, v
@@ -79,6 +83,12 @@ def test_ties_follow_flat_index(impl):
     )
     np.testing.assert_array_equal(out[1], [[0, 0]])
     np.testing.assert_array_equal(out[2], [[0, 1]])
+    # -0.0 + -0.0 = -0.0 at flat index 0 ranks below -0.0 + 0.0 = 0.0
+    scores, parents, _, _ = run(
+        impl, [[-0.0, -0.0]], [[[-0.0], [0.0]]], [[False, False]], 5
+    )
+    np.testing.assert_array_equal(parents, [[1, 0]])
+    np.testing.assert_array_equal(np.signbit(scores), [[False, True]])
 
 
 @pytest.mark.requirement(4)
@@ -131,10 +141,10 @@ def test_random_batches_match_brute_force(impl):
         scores = rng.normal(size=(b, k)).astype(np.float32)
         log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
         if trial % 2:  # coarse values: many exact ties
+            # (rounding also makes -0.0, which ranks below 0.0)
             scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
-            # + 0.0 turns -0.0 into 0.0: lax.top_k ranks -0.0 below 0.0
-            scores, log_probs = scores + 0.0, log_probs + 0.0
         finished = rng.random((b, k)) < 0.3
+        scores = np.where(finished, scores + 0.0, scores)  # no finished -0.0
         eos = int(rng.integers(v))
         got = run(impl, scores, log_probs, finished, eos)
         want = np_step(scores, log_probs, finished, eos)
@@ -230,13 +240,15 @@ def test_matches_brute_force_property(
     scores = rng.normal(size=(b, k)).astype(np.float32)
     log_probs = rng.normal(size=(b, k, v)).astype(np.float32)
     if coarse:  # many exact ties
+        # (rounding also makes -0.0, which ranks below 0.0)
         scores, log_probs = np.round(scores), np.round(log_probs * 2) / 2
-        # + 0.0 turns -0.0 into 0.0: lax.top_k ranks -0.0 below 0.0
-        scores, log_probs = scores + 0.0, log_probs + 0.0
     finished = rng.random((b, k)) < 0.4
     if unused:  # beams 1.. unused: -inf, not finished
         scores[:, 1:], finished[:, 1:] = -np.inf, False
     log_probs[finished] = ignored  # a finished beam's log-probs are ignored
+    # no finished beam at -0.0: the statement does not fix the sign of the
+    # zero it keeps (its score plus a log-probability of 0 is 0.0)
+    scores = np.where(finished, scores + 0.0, scores)
     eos = int(rng.integers(v))
     got = run(impl, scores, log_probs, finished, eos)
     want = np_step(scores, log_probs, finished, eos)

@@ -15,7 +15,9 @@ def cycle_step(state, tokens):
     return table[tokens], state
 
 
-def make_rnn(seed, vocab=7, hidden=5, rounded=False):
+def make_rnn(seed, vocab=7, hidden=5, rounded=False, mixed=False):
+    """mixed: each row's state also sees the mean embedding of the batch, so
+    a row depends on the tokens fed to the others (finished ones included)."""
     rng = np.random.default_rng(seed)
     emb = rng.normal(size=(vocab, hidden)).astype(np.float32)
     rec = rng.normal(size=(hidden, hidden)).astype(np.float32) * 0.5
@@ -24,7 +26,10 @@ def make_rnn(seed, vocab=7, hidden=5, rounded=False):
 
     def step(state, tokens):  # works on NumPy and on JAX arrays
         xp = jnp if isinstance(state["h"], jax.Array) else np
-        h = xp.tanh(state["h"] @ xp.asarray(rec) + xp.asarray(emb)[tokens])
+        fed = xp.asarray(emb)[tokens]
+        if mixed:
+            fed = fed + xp.mean(fed, axis=0)
+        h = xp.tanh(state["h"] @ xp.asarray(rec) + fed)
         logits = h @ xp.asarray(out) + 0.3 * state["t"] * xp.asarray(pos)
         if rounded:  # integer logits: ties between tokens are frequent
             logits = xp.round(logits / 2)
@@ -152,14 +157,21 @@ def test_under_jit(impl):
     eos_id=st.integers(-1, 6),
     pad_id=st.integers(0, 6),
     rounded=st.booleans(),
+    mixed=st.booleans(),
 )
-@example(seed=0, batch=1, num_steps=1, eos_id=2, pad_id=2, rounded=True)
+@example(
+    seed=0, batch=1, num_steps=1, eos_id=2, pad_id=2, rounded=True, mixed=False
+)
+@example(
+    seed=2, batch=3, num_steps=5, eos_id=0, pad_id=6, rounded=False, mixed=True
+)
 def test_matches_python_loop_oracle(
-    impl, seed, batch, num_steps, eos_id, pad_id, rounded
+    impl, seed, batch, num_steps, eos_id, pad_id, rounded, mixed
 ):
     """Random RNNs (integer logits: many ties), batch 1 or 3, 1 or 5 steps,
-    any eos and pad ids, against the plain Python loop."""
-    step, hidden = make_rnn(seed, rounded=rounded)
+    any eos and pad ids, rows independent or not, against the plain Python
+    loop."""
+    step, hidden = make_rnn(seed, rounded=rounded, mixed=mixed)
     first = np.random.default_rng(seed).integers(0, 7, size=batch)
     state0 = {"h": np.zeros((batch, hidden), np.float32), "t": np.float32(0)}
     expected, expected_len = np_greedy(

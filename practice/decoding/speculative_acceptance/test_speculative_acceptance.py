@@ -53,6 +53,22 @@ def simulate(impl, seed=0):
     return np.asarray(tokens), np.asarray(num)
 
 
+def extreme_uniform(end):
+    """A stand-in for jax.random.uniform whose every draw is its lowest value
+    (minval, 0.0 by default) or its highest (the float below maxval): what
+    some key draws."""
+
+    def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
+        dtype = jnp.float32 if dtype is float else dtype
+        low = jnp.asarray(minval, dtype)
+        value = low
+        if end == "highest":
+            value = jnp.nextafter(jnp.asarray(maxval, dtype), low)
+        return jnp.broadcast_to(value, shape)
+
+    return uniform
+
+
 def accept(impl):
     """The function under test, compiled once per call site (the tests call it many times)."""
     return jax.jit(impl.speculative_accept, static_argnames="pad_id")
@@ -177,18 +193,22 @@ def test_jit_and_no_key_reuse(impl):
     seed=st.integers(0, 2**16),
     pad_id=st.sampled_from([-1, 0, 7]),
     equal=st.booleans(),
+    draw=st.sampled_from(["key", "lowest", "highest"]),
 )
-@example(num_draft=1, vocab=2, reject_at=0, seed=0, pad_id=0, equal=True)
-@example(num_draft=4, vocab=5, reject_at=4, seed=0, pad_id=7, equal=True)
-@example(num_draft=3, vocab=3, reject_at=2, seed=1, pad_id=-1, equal=False)
-@example(num_draft=3, vocab=4, reject_at=3, seed=2, pad_id=0, equal=False)
+@example(1, 2, 0, 0, 0, True, "key")
+@example(4, 5, 4, 0, 7, True, "key")
+@example(3, 3, 2, 1, -1, False, "key")
+@example(3, 4, 3, 2, 0, False, "key")
+@example(1, 2, 0, 0, -1, True, "lowest")
+@example(4, 5, 4, 0, 7, True, "highest")
 def test_certain_outcomes_property(
-    impl, num_draft, vocab, reject_at, seed, pad_id, equal
+    impl, num_draft, vocab, reject_at, seed, pad_id, equal, draw
 ):
     """Tokens 0 .. j-1 have p(x) >= q(x) (equal, or more) and are always
     accepted; token j has p(x) = 0 and is always rejected, and its residual
     is one-hot at r (or, j = L, p_L is one-hot at r): the output is certain,
-    whatever the key."""
+    whatever the key, also a key whose uniform draws are all exactly 0.0 or
+    all the largest float32 below 1 (jax.random.uniform stands in for it)."""
     j = min(reject_at, num_draft)
     rng = np.random.default_rng(seed)
     q = rng.uniform(0.1, 1, size=(num_draft, vocab))
@@ -202,13 +222,18 @@ def test_certain_outcomes_property(
     if j < num_draft:  # p_j(x_j) = 0; residual max(p_j - q_j, 0) is e_r
         r = (x[j] + 1 + r % (vocab - 1)) % vocab
     p[j] = np.eye(vocab)[r]
-    tokens, num = impl.speculative_accept(
-        jax.random.key(seed),
-        jnp.asarray(x, jnp.int32),
-        jnp.asarray(q, jnp.float32),
-        jnp.asarray(p, jnp.float32),
-        pad_id=pad_id,
-    )
+    # without jit: a solution jitted at module level must not cache a trace of
+    # the stand-in for later tests
+    with pytest.MonkeyPatch.context() as patch, jax.disable_jit(draw != "key"):
+        if draw != "key":
+            patch.setattr(jax.random, "uniform", extreme_uniform(draw))
+        tokens, num = impl.speculative_accept(
+            jax.random.key(seed),
+            jnp.asarray(x, jnp.int32),
+            jnp.asarray(q, jnp.float32),
+            jnp.asarray(p, jnp.float32),
+            pad_id=pad_id,
+        )
     expected = list(x[:j]) + [r] + [pad_id] * (num_draft - j)
     assert tokens.shape == (num_draft + 1,) and tokens.dtype == jnp.int32
     assert num.shape == () and num.dtype == jnp.int32

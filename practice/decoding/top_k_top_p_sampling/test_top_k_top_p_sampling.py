@@ -183,6 +183,45 @@ def test_sample_shape_dtype_and_support(impl):
     assert set(np.asarray(tokens).tolist()) == {1, 2}
 
 
+def extreme_uniform(end):
+    """A stand-in for jax.random.uniform whose every draw is its lowest value
+    (minval, 0.0 by default) or its highest (the float below maxval): what
+    some key draws."""
+
+    def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
+        dtype = jnp.float32 if dtype is float else dtype
+        low = jnp.asarray(minval, dtype)
+        value = low
+        if end == "highest":
+            value = jnp.nextafter(jnp.asarray(maxval, dtype), low)
+        return jnp.broadcast_to(value, shape)
+
+    return uniform
+
+
+@pytest.mark.requirement(6)
+@pytest.mark.parametrize("end", ["lowest", "highest"])
+def test_no_filtered_token_even_at_extreme_draws(impl, end):
+    """Filtered tokens first and last in the row: a key whose uniform draws
+    are all 0.0 (or all just below 1) must not reach them either."""
+    logits = jnp.array(
+        [[-1.0, 3.0, 3.0, 2.0, -2.0], [0.0, 2.0, 1.0, 5.0, 0.0]]
+    )
+    cases = [  # (arguments, the tokens each row keeps)
+        (dict(top_k=2), [{1, 2}, {1, 3}]),
+        # probabilities after top-k: (0.42, 0.42, 0.16) and (0.94, 0.05, 0.02)
+        (dict(top_k=3, top_p=0.9), [{1, 2, 3}, {3}]),
+    ]
+    # without jit: a solution jitted at module level must not cache a trace of
+    # the stand-in for later tests
+    with pytest.MonkeyPatch.context() as patch, jax.disable_jit():
+        patch.setattr(jax.random, "uniform", extreme_uniform(end))
+        for kw, kept in cases:
+            tokens = np.asarray(impl.sample(jax.random.key(0), logits, **kw))
+            for row, token in enumerate(tokens.tolist()):
+                assert token in kept[row], (kw, row, token)
+
+
 @pytest.mark.requirement(6)
 def test_top_p_sees_the_top_k_renormalised_distribution(impl):
     # after top_k=2 the probabilities are 4/7 and 3/7, so top_p=0.5 keeps only token 0

@@ -86,13 +86,21 @@ def test_traced_decay_under_jit(impl):
         )
 
 
-@pytest.mark.requirement(5)
-def test_program_does_not_grow_with_length(impl):
+@pytest.mark.requirement(4, 5)
+@pytest.mark.parametrize("debias", [False, True])
+@pytest.mark.parametrize("traced_decay", [False, True])
+def test_program_does_not_grow_with_length(impl, debias, traced_decay):
+    """With and without debias, decay a Python float or traced."""
+
     def program_lines(t):
         xs = jnp.zeros((t, 3))
-        return len(
-            str(jax.make_jaxpr(lambda xs: impl.ema(xs, 0.9))(xs)).splitlines()
-        )
+        if traced_decay:
+            f = lambda xs, d: impl.ema(xs, d, debias=debias)
+            jaxpr = jax.make_jaxpr(f)(xs, jnp.float32(0.9))
+        else:
+            f = lambda xs: impl.ema(xs, 0.9, debias=debias)
+            jaxpr = jax.make_jaxpr(f)(xs)
+        return len(str(jaxpr).splitlines())
 
     assert program_lines(10) == program_lines(300), (
         "the traced program grows with T: use lax.scan"
@@ -219,8 +227,8 @@ def test_property_resets_ignore_the_past(impl, xs, decay, data):
 def test_resets_program_does_not_grow_with_length(impl):
     def program_lines(t):
         xs, resets = jnp.zeros((t, 3)), jnp.zeros(t, bool)
-        jaxpr = jax.make_jaxpr(lambda xs, r: impl.ema_with_resets(xs, r, 0.9))
-        return len(str(jaxpr(xs, resets)).splitlines())
+        jaxpr = jax.make_jaxpr(impl.ema_with_resets)  # resets, decay traced
+        return len(str(jaxpr(xs, resets, jnp.float32(0.9))).splitlines())
 
     assert program_lines(10) == program_lines(300), (
         "the traced program grows with T: use lax.scan"

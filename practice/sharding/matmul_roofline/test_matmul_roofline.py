@@ -331,6 +331,28 @@ def test_min_rows_is_the_first_compute_bound_m(impl, k, n, s, peak, bw):
 
 
 @pytest.mark.requirement(5)
+@given(
+    k=st.integers(1, 2**14),
+    n=st.integers(1, 2**14),
+    s=st.sampled_from([1, 2, 4]),
+    m=st.integers(1, 2**20),
+    peak=st.integers(1, 10**30),
+    off=st.integers(-1, 0),
+)
+@example(k=4096, n=4096, s=2, m=4, peak=10**18, off=-1)
+@example(k=1, n=1, s=1, m=1, peak=1, off=0)
+def test_min_rows_is_exact_for_huge_rates(impl, k, n, s, m, peak, off):
+    """Python ints of any size (checked up to 10**30): bw is the smallest
+    bandwidth at which m rows are compute-bound (off = 0), or one less
+    (off = -1: m is then just memory-bound, by less than float division
+    resolves once the rates pass 2**53)."""
+    # m rows compute-bound: 2kn * bw * m >= peak * s * (mk + kn + mn)
+    need = peak * s * (m * k + k * n + m * n)
+    bw = max(1, -(-need // (2 * k * n * m)) + off)
+    check_min_rows(impl, k, n, s, peak, bw)
+
+
+@pytest.mark.requirement(5)
 def test_h100_bf16_square_weight(impl):
     # 2 * 8192 ** 2 FLOPs per row against 2 * (2 * 8192) bytes per row plus
     # the weight's 2 * 8192 ** 2 once: compute-bound from m = 319 on

@@ -23,8 +23,9 @@ FORBIDDEN = (
 
 
 def on_ring(fn, n):
-    """fn applied with shard_map on a 1-D mesh of n devices: global (n*d, ...) -> (n*d, ...)."""
-    mesh = jax.make_mesh((n,), ("ring",))
+    """fn applied with shard_map on a 1-D mesh of the first n devices (any n
+    from 1 to 8, powers of two or not): global (n*d, ...) -> (n*d, ...)."""
+    mesh = jax.make_mesh((n,), ("ring",), devices=jax.devices()[:n])
     mapped = jax.jit(
         jax.shard_map(fn, mesh=mesh, in_specs=P("ring"), out_specs=P("ring"))
     )
@@ -79,7 +80,11 @@ def test_matches_psum_on_several_ring_sizes(impl):
     rng = np.random.default_rng(0)
     for n, block_shape in [
         (2, (2,)),
+        (3, (3,)),
         (4, (12, 3)),
+        (5, (10, 2)),
+        (6, (6, 1)),
+        (7, (14,)),
         (8, (8, 2, 5)),
         (8, (24,)),
     ]:
@@ -98,7 +103,7 @@ def test_matches_psum_on_several_ring_sizes(impl):
 
 @pytest.mark.requirement(3, 4)
 def test_communication_is_bandwidth_optimal(impl):
-    for n, block_shape in [(8, (16, 3)), (4, (8,))]:
+    for n, block_shape in [(8, (16, 3)), (4, (8,)), (3, (6,)), (7, (7, 2))]:
         x = jnp.zeros((n * block_shape[0],) + block_shape[1:])
         jaxpr = jax.make_jaxpr(ring(impl, n))(x).jaxpr
         total, shapes, names = sent_elements(jaxpr)
@@ -118,7 +123,7 @@ def perms(jaxpr):
 
 
 @pytest.mark.requirement(5)
-@pytest.mark.parametrize("n", [2, 4, 8])
+@pytest.mark.parametrize("n", range(2, 9))
 def test_every_send_goes_to_the_right_neighbour(impl, n):
     """Device i sends only to (i + 1) % n: a ring the other way round, or
     any other permutation, gives the same sum but not the stated ring."""
@@ -139,15 +144,17 @@ def test_under_an_outer_jit(impl):
 
 @pytest.mark.requirement(1, 2)
 @given(
-    n=st.sampled_from([1, 2, 4, 8]),
+    n=st.integers(1, 8),
     block=st.sampled_from([(1,), (3, 3), (1, 2, 5)]),
     dtype=st.sampled_from(["float32", "bfloat16", "float16", "int32"]),
     seed=st.integers(0, 2**16),
 )
 @example(n=1, block=(1,), dtype="float32", seed=0)
 @example(n=8, block=(1, 2, 5), dtype="bfloat16", seed=0)
+@example(n=3, block=(3, 3), dtype="int32", seed=0)
+@example(n=7, block=(1,), dtype="float16", seed=0)
 def test_matches_float64_oracle(impl, n, block, dtype, seed):
-    """Rings of 1 (no step at all) to 8 devices, blocks (n,), (3n, 3) and
+    """Rings of every size from 1 (no step at all) to 8 devices, blocks (n,), (3n, 3) and
     (n, 2, 5), four dtypes; small integer values make every sum exact."""
     shape = (n * n * block[0],) + block[1:]  # n blocks of (n * block[0], ...)
     values = np.random.default_rng(seed).integers(-8, 9, size=shape)

@@ -24,7 +24,8 @@ COLLECTIVES = (
 
 
 def mesh_of(n, name="model"):
-    return jax.make_mesh((n,), (name,))
+    """A 1-D mesh of the first n devices, any n from 1 to 8."""
+    return jax.make_mesh((n,), (name,), devices=jax.devices()[:n])
 
 
 def weights(seed=0, b=4, d=6, h=16):
@@ -158,13 +159,17 @@ def np_mlp(x, w1, w2):
 
 @pytest.mark.requirement(1, 2, 3)
 @given(
-    case=st.sampled_from([(8, 1, 1, 1), (2, 3, 5, 3), (1, 3, 5, 1)]),
+    case=st.sampled_from(
+        [(8, 1, 1, 1), (2, 3, 5, 3), (1, 3, 5, 1), (3, 2, 3, 1), (7, 1, 2, 2)]
+        + [(4, 3, 2, 2), (5, 1, 2, 1), (6, 2, 1, 1)]
+    ),
     seed=st.integers(0, 2**16),
 )
 @example(case=(8, 1, 1, 1), seed=0)
+@example(case=(3, 2, 3, 1), seed=0)
 def test_against_float64_oracle(impl, case, seed):
-    """Meshes of 8, 2 and 1 devices, size-1 and odd B, D and H / n (few
-    shapes: one compilation each)."""
+    """Meshes of every size from 1 to 8 devices, size-1 and odd B, D and
+    H / n (few shapes: one compilation each)."""
     n, b, d, per_device = case
     x, w1, w2 = weights(seed, b=b, d=d, h=n * per_device)
     mesh = mesh_of(n)

@@ -1,3 +1,5 @@
+# platform: tpu differs -- a TPU has no float16 arithmetic: XLA computes float16 operations in float32 and rounds only what it stores, so the tiny terms survive (the float16 gradient was 1.073e-06 on a TPU v5e)
+
 import jax
 import jax.numpy as jnp
 
