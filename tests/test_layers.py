@@ -1,5 +1,6 @@
 """Arrows run one way: the content (snippets/, practice/) and the maintainers' tools (tools/) import
-the machinery (jaxbook/); the tests import anything. The machinery imports no content, no test, no
+the machinery (jaxbook/); the tests import anything; a tool may also import a snippets' helper
+module (``snippets/<folder>/_x.py``), to measure on a chip what a page shows. The machinery imports no content, no test, no
 tool and none of its own commands (the modules the Makefile runs with ``-m``), so that what Sphinx,
 the kernel and ``make check`` load is the machinery alone."""
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.inputs("snippets", "practice", "tools")
 #: Where a file lives -> the top-level packages it must not import.
 FORBIDDEN = {
     "jaxbook": ("tests", "tools", "practice", "snippets", "conftest"),
-    "tools": ("tests", "practice", "snippets", "conftest"),
+    "tools": ("tests", "practice", "snippets", "conftest"),  # but snippets' helpers (see above)
     "content": ("tests", "tools", "conftest"),
 }
 
@@ -62,7 +63,12 @@ def violations(root: Path) -> list[str]:
         for line, names in imports(path, root):
             top = names[0].split(".")[0]
             command = next((n for n in names if n in own_commands and n != itself), None)
-            if top in FORBIDDEN[where]:
+            helper = (
+                where == "tools"
+                and top == "snippets"
+                and any(n.split(".")[-1].startswith("_") for n in names)
+            )
+            if top in FORBIDDEN[where] and not helper:
                 found.append(
                     f"{relative}:{line}: {where} imports {names[0]} ({top}/ may not be imported here)"
                 )
@@ -83,7 +89,8 @@ def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
         "jaxbook/pages.py": "import os\n",
         "jaxbook/study.py": "from . import check\nfrom .check import main\n",
         "jaxbook/docs.py": "def f():\n    from tests.helpers import Book\n",
-        "tools/record.py": "from tests.test_study import Terminal\nfrom jaxbook import pages\n",
+        "tools/record.py": "from tests.test_study import Terminal\nfrom jaxbook import pages\n"
+        "from snippets.a import _h\nimport snippets.a._h\nimport snippets.a.x\n",
         "practice/a/solution.py": "import jax\nfrom tools import mutation\n",
         "snippets/a/x.py": "from practice.a.solution import f\nfrom snippets.a import _h\n",
         "tests/test_a.py": "from tools import record\nfrom practice.a import solution\n",
@@ -97,4 +104,5 @@ def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
         "jaxbook/study.py:2: jaxbook imports jaxbook.check, a command the Makefile runs",
         "practice/a/solution.py:2: content imports tools (tools/ may not be imported here)",
         "tools/record.py:1: tools imports tests.test_study (tests/ may not be imported here)",
+        "tools/record.py:5: tools imports snippets.a.x (snippets/ may not be imported here)",
     ]
