@@ -348,7 +348,11 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
 def carried_test_files(problem: Path, root: Path) -> list[Path]:
     """What a practice notebook carries to run its tests: jaxbook/practice.py and the modules of
     jaxbook it imports (its Hypothesis seam), the tests and every project file they import."""
-    needed = project_dependencies(root / "jaxbook" / "practice.py", root)
+    # Packages' __init__.py stay out: the folders import as namespace packages, and the machinery's
+    # docstrings are not the reader's.
+    needed = [
+        p for p in project_dependencies(root / "jaxbook" / "practice.py", root) if p.name != "__init__.py"
+    ]
     for test in sorted(problem.glob("test_*.py")):
         needed += project_dependencies(test, root)
     return list(dict.fromkeys(needed))
