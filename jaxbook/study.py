@@ -92,9 +92,10 @@ def links(problem: Problem, root: Path) -> list[str]:
     page = problem.page.relative_to(root).with_suffix(".html").as_posix()
     env = os.environ
     base = env.get("READTHEDOCS_CANONICAL_URL") or env.get("JAXBOOK_BASE_URL")
+    address = (base or "<the book's address>").rstrip("/")
     return [
         f"page:   {layout.HTML.as_posix()}/{page} (after make html)",
-        f"online: {(base or "<the book's address>").rstrip('/')}/{page}",
+        f"online: {address}/{page}",
     ]
 
 

@@ -77,7 +77,10 @@ def test_reading_order_of_the_toctrees():
         "pytrees_under_the_hood", "training_under_the_hood", "control_flow_under_the_hood",
         "sharding_under_the_hood", "sharding_costs", "multiprocess", "profiling_under_the_hood",
     ]  # fmt: skip
-    reference = ["mistakes", "comparison", "faq", "accelerators", "next_steps", "parallelism", "glossary"]
+    reference = [
+        "mistakes", "comparison", "faq", "accelerators", "next_steps", "parallelism",
+        "transformer_parallelism", "glossary",
+    ]  # fmt: skip
     start = [
         "index",
         "docs/prerequisites",
