@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 from jaxbook import ROOT, layout, runtime
 
@@ -33,12 +32,3 @@ def pytest_addoption(parser):
         help="practice problems: test the reference solution (default), the learner's starter, "
         "a kept wrong solution such as wrong/no_bias_correction, or wrong: every one of them",
     )
-
-
-_started = time.time()
-
-
-def pytest_terminal_summary(terminalreporter):
-    from tests.browser.support import print_page_weights  # measured by tests/browser/test_weight.py
-
-    print_page_weights(terminalreporter, _started)

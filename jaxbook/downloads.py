@@ -31,10 +31,10 @@ from sphinx.util.osutil import relative_uri
 
 from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
-from jaxbook.practice import REQUIREMENTS_INTRO, requirements
 from jaxbook.reader import reader_view
 from jaxbook.snippet import display_path
 from jaxbook.sphinxext.stamp import download
+from jaxbook.statement import REQUIREMENTS_INTRO, requirements
 from jaxbook.upstream import myst_parser, mystnb, theme
 
 #: pip names of imported modules where they differ (None: installed with JAX). Other third-party

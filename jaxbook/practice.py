@@ -23,36 +23,17 @@ from pathlib import Path
 
 import pytest
 
+from jaxbook.statement import REQUIREMENTS_INTRO, requirements  # noqa: F401 (re-exported)
+
 SOLVED = "solved: every test passes"
 NOT_YET = "not yet"
 ERROR = "ERROR: the tests did not run (see above)"
 _loads = itertools.count()
-#: The words that end the paragraph before a statement's numbered requirements, on its page.
-REQUIREMENTS_INTRO = "check each requirement below"
 #: How a test names the requirements it checks: ``@pytest.mark.requirement(2, 5)``.
 REQUIREMENT_MARKER = "requirement(*numbers): the statement's requirements this test checks"
 #: Hypothesis's examples per property: ``small`` for a learner (a failure shrunk to its smallest
 #: example), ``catch`` unshrunk (each wrong solution fails), ``large`` for ``make test``.
 PROFILES = {"small": 12, "catch": 12, "large": 60}
-
-
-def requirements(page: Path) -> dict[int, str]:
-    """A statement's numbered requirements, {number: sentence}: the ordered list (items may wrap
-    onto indented lines) right after the paragraph holding REQUIREMENTS_INTRO."""
-    text = page.read_text(encoding="utf-8")
-    start = text.find(REQUIREMENTS_INTRO)
-    if start < 0:
-        return {}
-    found: dict[int, str] = {}
-    for line in text[start:].split("\n\n", 1)[-1].splitlines():
-        item = re.match(r"^(\d+)\. (.*)$", line)
-        if item:
-            found[int(item[1])] = item[2].strip()
-        elif found and line.startswith("   ") and line.strip():
-            found[list(found)[-1]] += " " + line.strip()
-        else:
-            break
-    return found
 
 
 def counterexample(longrepr: str) -> str:

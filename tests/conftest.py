@@ -206,8 +206,15 @@ def built_site(site) -> Path:
     return site.html
 
 
+_started = time.time()
+
+
 def pytest_terminal_summary(terminalreporter):
-    """The study plan's figure: how many kept wrong solutions were proven to fail their tests."""
+    """The study plan's figure: how many kept wrong solutions were proven to fail their tests; and
+    the heaviest pages tests/browser/test_weight.py measured in this session."""
+    from tests.browser.support import print_page_weights
+
+    print_page_weights(terminalreporter, _started)
     stats = terminalreporter.stats
     wrong = "test_wrong_solution_fails"
     checked = stats.get("passed", []) + stats.get("failed", [])

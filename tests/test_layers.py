@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,8 @@ def layer(relative: Path) -> str | None:
     top = relative.parts[0]
     if top in ("snippets", "practice"):
         return "content"
+    if relative == Path("conftest.py"):  # loaded by make check and make practice too: machinery
+        return "jaxbook"
     return top if top in FORBIDDEN else None
 
 
@@ -56,7 +60,8 @@ def violations(root: Path) -> list[str]:
     own_commands = commands(root / "Makefile")
     found = []
     for path in sorted(
-        p for top in ("jaxbook", "tools", "snippets", "practice") for p in (root / top).rglob("*.py")
+        [root / "conftest.py"] * (root / "conftest.py").is_file()
+        + [p for top in ("jaxbook", "tools", "snippets", "practice") for p in (root / top).rglob("*.py")]
     ):
         relative = path.relative_to(root)
         where, itself = layer(relative), ".".join(relative.with_suffix("").parts)
@@ -94,11 +99,13 @@ def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
         "practice/a/solution.py": "import jax\nfrom tools import mutation\n",
         "snippets/a/x.py": "from practice.a.solution import f\nfrom snippets.a import _h\n",
         "tests/test_a.py": "from tools import record\nfrom practice.a import solution\n",
+        "conftest.py": "import os\n\n\ndef hook():\n    from tests.browser import support\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     assert violations(tmp_path) == [
+        "conftest.py:5: jaxbook imports tests.browser (tests/ may not be imported here)",
         "jaxbook/docs.py:2: jaxbook imports tests.helpers (tests/ may not be imported here)",
         "jaxbook/study.py:1: jaxbook imports jaxbook.check, a command the Makefile runs",
         "jaxbook/study.py:2: jaxbook imports jaxbook.check, a command the Makefile runs",
@@ -106,3 +113,24 @@ def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
         "tools/record.py:1: tools imports tests.test_study (tests/ may not be imported here)",
         "tools/record.py:5: tools imports snippets.a.x (snippets/ may not be imported here)",
     ]
+
+
+def sphinx_extensions(conf: Path) -> list[str]:
+    """The book's own extensions conf.py loads (``jaxbook.*`` in its ``extensions`` list)."""
+    tree = ast.parse(conf.read_text(encoding="utf-8"))
+    listed = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "extensions" for t in node.targets)
+    )
+    return [e.value for e in listed.elts if isinstance(e, ast.Constant) and e.value.startswith("jaxbook")]
+
+
+def test_sphinx_loads_no_test_runner():
+    """What Sphinx and its parallel workers import stays the machinery: pytest comes in only with
+    the practice checker (jaxbook/practice.py), which no extension imports."""
+    extensions = sphinx_extensions(ROOT / "conf.py")
+    assert "jaxbook.downloads" in extensions and "jaxbook.sphinxext" in extensions
+    probe = f"import sys\nfor e in {extensions!r}: __import__(e)\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest')))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
