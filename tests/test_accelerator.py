@@ -12,6 +12,7 @@ import pytest
 
 from jaxbook import ROOT, runtime
 from jaxbook.compare import DEFAULT
+from jaxbook.deps import project_dependencies
 from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference
 from tools import accelerator
@@ -238,19 +239,12 @@ def newer_fstrings(source: str) -> list[int]:
     return found
 
 
-#: Python files that the check does not run (the site's build, a learner's command line).
-NOT_RUN_BY_THE_CHECK = ("jaxbook/downloads.py", "practice/study.py")
+#: What the check runs on the accelerator's own Python: its entry points and the kernel with every
+#: module they import (derived from the imports, never listed), and the content it executes.
+CHECK_ENTRIES = ("tools/accelerator.py", "tools/chip_measure.py", "jaxbook/kernel.py")
 PY311_FILES = sorted(
-    path
-    for pattern in (
-        "tools/accelerator.py",
-        "tools/chip_measure.py",
-        "jaxbook/*.py",
-        "snippets/**/*.py",
-        "practice/**/*.py",
-    )
-    for path in ROOT.glob(pattern)
-    if path.relative_to(ROOT).as_posix() not in NOT_RUN_BY_THE_CHECK
+    {p for entry in CHECK_ENTRIES for p in project_dependencies(ROOT / entry, ROOT)}
+    | {p for content in ("snippets", "practice") for p in (ROOT / content).rglob("*.py")}
 )
 
 
