@@ -85,12 +85,12 @@ def run(path: Path, shell=None) -> CellResult:
                 source, path, namespace, timeout=runtime.SNIPPET_TIMEOUT, observed=result.warnings
             )
         if raised is not None:
-            result.raised = snippet._class_path(raised)
+            result.raised = snippet.class_path(raised)
             trimmed = "".join(snippet.trimmed_traceback(raised)).rstrip()
             error(type(raised).__name__, snippet.scrub(str(raised)), trimmed)
     except snippet.SnippetError as exc:
         cause = exc.__cause__
-        result.raised = snippet._class_path(cause) if cause else None
+        result.raised = snippet.class_path(cause) if cause else None
         result.contract = str(exc)
         text = f"SnippetError: {exc}"
         if cause is not None:

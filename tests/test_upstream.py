@@ -260,13 +260,37 @@ def test_ipython_reads_the_configuration_folders_the_kernel_empties():
 def test_jax_errors_are_named_by_their_public_module():
     import jax
 
-    from jaxbook.snippet import _class_path
+    from jaxbook.snippet import class_path
 
     error = jax.errors.ConcretizationTypeError
     assert error.__module__ in ("jax._src.errors", "jax.errors"), changed(
         "jax", error.__module__, "jaxbook/snippet.py"
     )
-    assert _class_path(error) == "jax.errors.ConcretizationTypeError"
+    assert class_path(error) == "jax.errors.ConcretizationTypeError"
+
+
+@pytest.mark.inputs("snippets")
+def test_the_private_jax_classes_snippets_declare_still_exist_and_no_other_is_declared():
+    """A snippet may name a class by JAX's private path only where JAX exports it nowhere; when JAX
+    moves one, this names it (and the seam, jaxbook/snippet.py) instead of a page failing to build."""
+    import importlib
+
+    from jaxbook.snippet import PRIVATE_CLASSES, class_path
+
+    for path in PRIVATE_CLASSES:
+        module, _, name = path.rpartition(".")
+        cls = getattr(importlib.import_module(module), name, None)
+        assert isinstance(cls, type) and issubclass(cls, Exception), changed(
+            "jax", path, "jaxbook/snippet.py"
+        )
+        assert class_path(cls) == path, f"JAX now exports {path} as {class_path(cls)}: declare that"
+    declared = {
+        f"{p.relative_to(ROOT)}:{i}": match[1]
+        for p in sorted((ROOT / "snippets").rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines()[:8], 1)
+        if (match := re.match(r"#\s*(?:raises|warns)\s*:\s*(jax\._src\.\S+)", line))
+    }
+    assert declared and not {k: v for k, v in declared.items() if v not in PRIVATE_CLASSES}
 
 
 def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path):
