@@ -1,6 +1,6 @@
 """A chip's measurements on the page, read from its committed record and never measured again.
 
-A record is ``docs/records/<chip>.json`` (conf.py's ``jaxbook_chip_records``), written on the chip by
+A record is ``docs/records/<chip>.json`` (:data:`FOLDER`), written on the chip by
 ``tools/chip_measure.py`` and ``tools/chip_record.py``. The CPU build renders it:
 
 - ``{chip}`tpu_v5e:roofline.best_tflops.bfloat16``` -- one figure, printed as the record stores it.
@@ -11,12 +11,14 @@ A record is ``docs/records/<chip>.json`` (conf.py's ``jaxbook_chip_records``), w
 - ``{chip-table} tpu_v5e roofline`` -- one of :data:`TABLES`, a small table of a part of the record.
 
 The page depends on the record (a new record renders it again). A missing key, chip or table is a
-finding at the page's line that names it, and fails the build like a failing cell.
+finding at the page's line that names it, and fails the build like a failing cell. The page's
+notebook shows the same figures (:func:`notebook_markdown`, :func:`markdown_table`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -24,6 +26,10 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from jaxbook.sphinxext.findings import source_finding
 
+#: The records' folder, from the book's root.
+FOLDER = "docs/records"
+#: An inline reference in a page's Markdown: ``{chip}`...``` or ``{chip-stamp}`...```.
+ROLE = re.compile(r"\{(chip|chip-stamp)\}`([^`]+)`")
 #: Scales a figure may be shown in: the factor from the record's unit (seconds, bytes, a fraction).
 SCALES = {"ms": 1e3, "us": 1e6, "GB": 1e-9, "GiB": 2.0**-30, "%": 100.0}
 #: The stamp's fields a page shows.
@@ -35,6 +41,7 @@ class ChipError(ValueError):
 
 
 def record_path(srcdir: str | Path, folder: str, chip: str) -> Path:
+    """The record of ``chip`` (its name, ``tpu_v5e``) in ``folder`` of the book at ``srcdir``."""
     return Path(srcdir) / folder / f"{chip}.json"
 
 
@@ -129,23 +136,13 @@ def _finding(env, lineno: int, message: str, rawtext: str) -> list[nodes.Node]:
 
 
 class ChipRole(SphinxRole):
-    def run(self):
-        folder = self.config.jaxbook_chip_records
-        try:
-            path, text = resolve(self.env.srcdir, folder, self.text)
-        except ChipError as exc:
-            self.env.note_dependency(str(record_path(self.env.srcdir, folder, self.text.split(":")[0])))
-            return _finding(self.env, self.lineno, str(exc), self.rawtext), []
-        self.env.note_dependency(str(path))
-        return [nodes.inline(self.rawtext, text, classes=["jaxbook-chip"])], []
+    """``{chip}`` and ``{chip-stamp}``: the text of :func:`reference_text`."""
 
-
-class ChipStampRole(SphinxRole):
     def run(self):
-        path = record_path(self.env.srcdir, self.config.jaxbook_chip_records, self.text.strip())
-        self.env.note_dependency(str(path))
+        chip = self.text.split(":")[0].strip()
+        self.env.note_dependency(str(record_path(self.env.srcdir, FOLDER, chip)))
         try:
-            text = stamp_text(load(path))
+            text = reference_text(self.env.srcdir, self.name, self.text)
         except ChipError as exc:
             return _finding(self.env, self.lineno, str(exc), self.rawtext), []
         return [nodes.inline(self.rawtext, text, classes=["jaxbook-chip"])], []
@@ -241,7 +238,7 @@ class ChipTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         chip, name = self.arguments
-        path = record_path(self.env.srcdir, self.config.jaxbook_chip_records, chip)
+        path = record_path(self.env.srcdir, FOLDER, chip)
         self.env.note_dependency(str(path))
         try:
             if name not in TABLES:
@@ -255,10 +252,45 @@ class ChipTable(SphinxDirective):
         return [table_node(head, rows)]
 
 
+def reference_text(root: str | Path, role: str, reference: str) -> str:
+    """What ``{role}`reference``` shows (ChipError naming the key if the record cannot say)."""
+    reference = " ".join(reference.split())  # a reference broken over two lines
+    if role == "chip-stamp":
+        return stamp_text(load(record_path(root, FOLDER, reference)))
+    return resolve(root, FOLDER, reference)[1]
+
+
+def notebook_markdown(text: str, root: str | Path) -> tuple[str, list[tuple[int, str]]]:
+    """``text`` with each reference replaced by its figure, as the site shows it, and the (line in
+    ``text`` from 0, message) of each that fails. A reference over two lines keeps the line break."""
+    failed = []
+
+    def figure(match: re.Match) -> str:
+        try:
+            shown = reference_text(root, match[1], match[2])
+        except ChipError as exc:
+            failed.append((text[: match.start()].count("\n"), f"{exc} (in {match[0]})"))
+            return match[0]
+        return shown + "\n" * match[0].count("\n")
+
+    return ROLE.sub(figure, text), failed
+
+
+def markdown_table(root: str | Path, chip: str, name: str) -> str:
+    """``{chip-table} chip name`` as a Markdown table, for the page's notebook."""
+    if name not in TABLES:
+        raise ChipError(f"no table {name!r}: one of {', '.join(TABLES)}")
+    path = record_path(root, FOLDER, chip)
+    try:
+        head, rows = TABLES[name](load(path))
+    except KeyError as exc:
+        raise ChipError(f"{path.name} has no {exc.args[0]!r}, which the {name!r} table needs") from exc
+    lines = [head, ["---"] * len(head), *rows]
+    return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in lines)
+
+
 def setup(app):
-    # "env": another folder reads every page again.
-    app.add_config_value("jaxbook_chip_records", "docs/records", "env", types=(str,))
     app.add_role("chip", ChipRole())
-    app.add_role("chip-stamp", ChipStampRole())
+    app.add_role("chip-stamp", ChipRole())
     app.add_directive("chip-table", ChipTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
