@@ -33,9 +33,9 @@ from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.practice import REQUIREMENTS_INTRO, requirements
 from jaxbook.reader import reader_view
+from jaxbook.snippet import display_path
 from jaxbook.sphinxext import chip
 from jaxbook.sphinxext.chip import ChipError
-from jaxbook.snippet import display_path
 from jaxbook.sphinxext.stamp import download
 from jaxbook.upstream import myst_parser, mystnb, theme
 

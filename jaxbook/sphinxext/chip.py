@@ -67,7 +67,8 @@ def _row(rows: list, part: str, where: str):
     if "=" in part:
         wanted = dict(pair.split("=", 1) for pair in part.split(","))
         found = [
-            row for row in rows
+            row
+            for row in rows
             if isinstance(row, dict) and all(str(row.get(k)).lower() == v.lower() for k, v in wanted.items())
         ]
         if len(found) == 1:
@@ -96,7 +97,9 @@ def lookup(record: dict, key: str):
 def show(value, spec: str = "") -> str:
     """``value`` as the record stores it, or scaled and formatted by ``spec`` (``scale``, ``:format``,
     ``scale:format`` or a bare format)."""
-    scale, _, form = spec.partition(":") if spec.split(":")[0] in SCALES else ("", "", spec)
+    scale, sep, form = spec.partition(":")
+    if scale not in SCALES:
+        scale, form = "", form if sep and not scale else spec
     if scale:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ChipError(f"{value!r} is not a number to show in {scale}")
@@ -159,12 +162,24 @@ def roofline(record: dict) -> tuple[list[str], list[list[str]]]:
     r, peak = record["roofline"], record["datasheet"]["bf16_tflops"]
     variants = list(dict.fromkeys(row["variant"] for row in r["rows"]))
     by = {(row["variant"], row["m"]): row for row in r["rows"]}
-    head = ["rows m", "FLOP per byte (bfloat16)", *(f"{v} TFLOP/s" for v in variants), f"bfloat16, of the {show(peak)} TFLOP/s peak"]
+    head = [
+        "rows m",
+        "FLOP per byte (bfloat16)",
+        *(f"{v} TFLOP/s" for v in variants),
+        f"bfloat16, of the {show(peak)} TFLOP/s peak",
+    ]
     body = []
     for m in dict.fromkeys(row["m"] for row in r["rows"]):
         bf16 = by.get((variants[0], m))
         cells = [show(by[(v, m)]["tflops"]) if (v, m) in by else "" for v in variants]
-        body.append([str(m), show(bf16["intensity"]) if bf16 else "", *cells, _pct(bf16["tflops"], peak) if bf16 else ""])
+        body.append(
+            [
+                str(m),
+                show(bf16["intensity"]) if bf16 else "",
+                *cells,
+                _pct(bf16["tflops"], peak) if bf16 else "",
+            ]
+        )
     return head, body
 
 
@@ -174,9 +189,15 @@ def prediction(record: dict) -> tuple[list[str], list[list[str]]]:
     sheet = record["datasheet"]
     peak, critical = sheet["bf16_tflops"], sheet["bf16_tflops"] * 1e12 / (sheet["hbm_gbps"] * 1e9)
     rows = [
-        [str(row["m"]), show(row["intensity"]), _pct(min(1.0, row["intensity"] / critical), 1.0),
-         show(row["tflops"]), _pct(row["tflops"], peak)]
-        for row in record["roofline"]["rows"] if row["variant"] == "bfloat16"
+        [
+            str(row["m"]),
+            show(row["intensity"]),
+            _pct(min(1.0, row["intensity"] / critical), 1.0),
+            show(row["tflops"]),
+            _pct(row["tflops"], peak),
+        ]
+        for row in record["roofline"]["rows"]
+        if row["variant"] == "bfloat16"
     ]
     head = ["rows m", "FLOP per byte", "roofline's bound, of peak", "measured TFLOP/s", "measured, of peak"]
     return head, rows
@@ -184,7 +205,9 @@ def prediction(record: dict) -> tuple[list[str], list[list[str]]]:
 
 def memory(record: dict) -> tuple[list[str], list[list[str]]]:
     hbm = record["datasheet"]["hbm_gbps"]
-    rows = [[m["op"], m["dtype"], show(m["gbps"]), _pct(m["gbps"], hbm)] for m in record["roofline"]["memory"]]
+    rows = [
+        [m["op"], m["dtype"], show(m["gbps"]), _pct(m["gbps"], hbm)] for m in record["roofline"]["memory"]
+    ]
     return ["operation", "dtype", "GB/s", f"of the {show(hbm)} GB/s of HBM"], rows
 
 
@@ -195,16 +218,24 @@ def training(record: dict) -> tuple[list[str], list[list[str]]]:
         if "error" in run:
             rows.append([run["dtype"], "yes" if run["remat"] else "no", run["error"], "", "", ""])
             continue
-        rows.append([
-            run["dtype"], "yes" if run["remat"] else "no", show(run["step_seconds"], "ms"),
-            show(run["tflops"]), show(run["mfu"], "%:.0f"), show(run["temp_bytes"], "GB:.2f"),
-        ])
+        rows.append(
+            [
+                run["dtype"],
+                "yes" if run["remat"] else "no",
+                show(run["step_seconds"], "ms"),
+                show(run["tflops"]),
+                show(run["mfu"], "%:.0f"),
+                show(run["temp_bytes"], "GB:.2f"),
+            ]
+        )
     return head, rows
 
 
 def scan(record: dict) -> tuple[list[str], list[list[str]]]:
     s = record["scan"]
-    rows = [[str(run["unroll"]), show(run["per_step_us"]), show(run["seconds"], "ms:.3f")] for run in s["runs"]]
+    rows = [
+        [str(run["unroll"]), show(run["per_step_us"]), show(run["seconds"], "ms:.3f")] for run in s["runs"]
+    ]
     return ["unroll", "µs per step", f"{s['steps']} steps (ms)"], rows
 
 
@@ -214,7 +245,14 @@ def float16(record: dict) -> tuple[list[str], list[list[str]]]:
 
 
 #: The tables ``{chip-table}`` makes, by name.
-TABLES = {"roofline": roofline, "prediction": prediction, "memory": memory, "training": training, "scan": scan, "float16": float16}
+TABLES = {
+    "roofline": roofline,
+    "prediction": prediction,
+    "memory": memory,
+    "training": training,
+    "scan": scan,
+    "float16": float16,
+}
 
 
 def table_node(head: list[str], rows: list[list[str]]) -> nodes.table:
@@ -254,7 +292,7 @@ class ChipTable(SphinxDirective):
 
 def reference_text(root: str | Path, role: str, reference: str) -> str:
     """What ``{role}`reference``` shows (ChipError naming the key if the record cannot say)."""
-    reference = " ".join(reference.split())  # a reference broken over two lines
+    reference = re.sub(r"\s*\.\s*", ".", " ".join(reference.split()))  # one broken over two lines
     if role == "chip-stamp":
         return stamp_text(load(record_path(root, FOLDER, reference)))
     return resolve(root, FOLDER, reference)[1]
