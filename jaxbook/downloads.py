@@ -33,6 +33,8 @@ from jaxbook import book_root, pages, runtime
 from jaxbook.deps import project_dependencies
 from jaxbook.reader import reader_view
 from jaxbook.snippet import display_path
+from jaxbook.sphinxext import chip
+from jaxbook.sphinxext.chip import ChipError
 from jaxbook.sphinxext.stamp import download
 from jaxbook.statement import REQUIREMENTS_INTRO, requirements
 from jaxbook.upstream import myst_parser, mystnb, theme
@@ -428,6 +430,9 @@ def markdown_cells(text: str, page: Path, problem: Path | None, first: int | Non
     if first is None:
         whole = page.read_text(encoding="utf-8") if page.is_file() else text
         first = whole[: max(whole.find(text), 0)].count("\n") + 1
+    text, failed = chip.notebook_markdown(text, book_root())  # the chip's figures, as the site shows them
+    if failed:  # the build reports each at its line too; the notebook stops at the first
+        raise NotebookError(page, first + failed[0][0], failed[0][1])
     lines, out, cells, done = text.split("\n"), [], [], 0
     for token in pages.tokens(text):
         if token.type not in ("fence", "colon_fence"):
@@ -467,6 +472,11 @@ def markdown_cells(text: str, page: Path, problem: Path | None, first: int | Non
             title = arg if name == "admonition" else {"seealso": "See also"}.get(name, name.title())
             quoted = [f"> {line}".rstrip() for line in inner(body, page, inside).split("\n")]
             shown = [f"> **{title}**", ">", *quoted]
+        elif name == "chip-table":
+            try:
+                shown = [chip.markdown_table(book_root(), *arg.split())]
+            except (ChipError, TypeError) as exc:
+                raise NotebookError(page, first + start, f"{{chip-table}} {arg}: {exc}") from exc
         elif (name, arg) == ("only", "notebook"):
             shown = [inner(body, page, inside)]
         elif name == "toctree" or (name, arg) == ("only", "html"):  # the site's navigation, the site's text

@@ -5,6 +5,7 @@
 - :mod:`.findings` -- each failing cell at its line, the build's list of them, the report files.
 - :mod:`.stamp`    -- each cell as a reader reads it; under each page's title, its notebook and the environment of its outputs.
 - :mod:`.getcode`  -- ``{get-the-code}``: how a practice page's reader gets the code (the repository, or the notebook).
+- :mod:`.chip`     -- ``{chip}``, ``{chip-stamp}``, ``{chip-table}``: a chip's committed measurements (docs/records/).
 - :mod:`.quiet`    -- other extensions' routine lines kept off the terminal; compiled templates kept.
 """
 
@@ -18,7 +19,7 @@ from docutils import nodes
 from jaxbook import fingerprint
 from jaxbook.upstream import sphinx as sphinx_seam
 
-PARTS = ("cells", "mystnb", "findings", "stamp", "getcode", "quiet")
+PARTS = ("cells", "mystnb", "findings", "stamp", "getcode", "chip", "quiet")
 
 
 def code_paragraph(text: str, classes: list[str]) -> nodes.paragraph:

@@ -1,0 +1,186 @@
+"""The chip records the pages quote (docs/records/*.json) and the extension that renders them
+(jaxbook/sphinxext/chip.py): each record's shape and units, every reference on the pages resolves,
+a bad reference fails the build at its page's line, a changed record renders again, and the page's
+notebook shows the same figures."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jaxbook import ROOT
+from jaxbook.downloads import NotebookError, markdown_cells
+from jaxbook.sphinxext import chip
+from tests.helpers import Book
+from tools import chip_record
+
+RECORDS = sorted((ROOT / chip.FOLDER).glob("*.json"))
+#: The pages that quote a record: each must keep doing so (a section lost is a failure).
+QUOTING = ("docs/accelerators.md", "guide/sharding_costs.md", "guide/profiling.md")
+DIRECTIVE = re.compile(r"^[`:]{3,}\{chip-table\}\s+(\S+)\s+(\S+)\s*$", re.M)
+
+
+def book_pages() -> list[Path]:
+    """The reader's pages (the book's folders of pages and its landing page)."""
+    return [
+        ROOT / "index.md",
+        *(p for folder in ("guide", "docs", "practice") for p in (ROOT / folder).rglob("*.md")),
+    ]
+
+
+def test_there_is_a_record():
+    assert [p.name for p in RECORDS] and "tpu_v5e.json" in [p.name for p in RECORDS]
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.name)
+def test_each_record_has_its_shape_its_stamp_and_consistent_units(path):
+    record = json.loads(path.read_text(encoding="utf-8"))
+    chip_record.check(record, path.name)
+    chip.load(path)  # the stamp the pages show
+    stamp, sheet = record["stamp"], record["datasheet"]
+    assert set(chip_record.STAMP) <= set(stamp)
+    assert stamp["backend"] in ("tpu", "gpu"), "a record is measured on an accelerator"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", stamp["date"]), stamp["date"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", stamp["jax"]), stamp["jax"]
+    assert record["errors"] == [], f"{path.name}: parts that failed on the chip: {record['errors']}"
+    for key in ("name", "bf16_tflops", "hbm_gbps", "source"):
+        assert sheet.get(key), f"{path.name}: the datasheet has no {key!r}"
+    peak, hbm = sheet["bf16_tflops"], sheet["hbm_gbps"]
+    roofline = record["roofline"]
+    # TFLOP/s and GB/s, not FLOP/s or bytes: nothing above the datasheet (2% of timer noise)
+    assert all(0 < row["tflops"] <= 1.02 * peak for row in roofline["rows"]), "tflops not in TFLOP/s?"
+    assert all(0 < row["gbps"] <= 1.02 * hbm for row in roofline["memory"]), "gbps not in GB/s?"
+    assert roofline["best_tflops"]["bfloat16"] == max(
+        row["tflops"] for row in roofline["rows"] if row["variant"] == "bfloat16"
+    )
+    assert roofline["best_gbps"] == max(row["gbps"] for row in roofline["memory"])
+    ridge = roofline["best_tflops"]["bfloat16"] * 1e3 / roofline["best_gbps"]
+    assert roofline["measured_ridge"] == pytest.approx(ridge, rel=2e-3)
+    for row in roofline["rows"]:  # seconds, and TFLOP/s of 2mkn FLOPs
+        flops = 2 * row["m"] * roofline["k"] * roofline["n"]
+        assert row["tflops"] == pytest.approx(flops / row["seconds"] / 1e12, rel=2e-3), row
+    for run in record["training"]["runs"]:
+        if "error" in run:
+            continue
+        assert run["mfu"] == pytest.approx(run["tflops"] / peak, rel=2e-3), run
+        assert run["tflops"] == pytest.approx(run["flops_per_step"] / run["step_seconds"] / 1e12, rel=2e-3)
+        assert run["temp_bytes"] > 2**20, "temp_bytes in bytes"
+    for run in record["scan"]["runs"]:  # microseconds per step of seconds over steps
+        assert run["per_step_us"] == pytest.approx(run["seconds"] * 1e6 / record["scan"]["steps"], rel=3e-2)
+
+
+def test_every_reference_on_the_pages_resolves_and_the_quoting_pages_keep_theirs():
+    failed, counted = [], {}
+    for page in book_pages():
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(ROOT).as_posix()
+        for match in chip.ROLE.finditer(text):
+            counted[name] = counted.get(name, 0) + 1
+            try:
+                chip.reference_text(ROOT, match[1], match[2])
+            except chip.ChipError as exc:
+                failed.append(f"{name}:{text[: match.start()].count(chr(10)) + 1}: {exc}")
+        for match in DIRECTIVE.finditer(text):
+            counted[name] = counted.get(name, 0) + 1
+            try:
+                chip.markdown_table(ROOT, match[1], match[2])
+            except chip.ChipError as exc:
+                failed.append(f"{name}:{text[: match.start()].count(chr(10)) + 1}: {exc}")
+    assert not failed, "\n".join(failed)
+    assert {page: counted.get(page, 0) > 0 for page in QUOTING} == dict.fromkeys(QUOTING, True)
+
+
+def test_a_reference_shows_the_figure_as_stored_or_as_asked():
+    root = ROOT
+    assert chip.reference_text(root, "chip", "tpu_v5e:datasheet.hbm_gbps") == "819"  # 819.0 stored
+    record = chip.load(ROOT / chip.FOLDER / "tpu_v5e.json")
+    mfu = chip.lookup(record, "training.runs.dtype=bfloat16,remat=false.mfu")
+    assert mfu == record["training"]["runs"][0]["mfu"]
+    assert chip.show(mfu, "%:.0f") == f"{100 * mfu:.0f}%"
+    assert chip.show(0.0726, "ms") == "72.6"
+    assert chip.show(235439104, ",") == "235,439,104"
+    assert chip.reference_text(root, "chip", "tpu_v5e:float16.gradients.\n  float16") == str(
+        record["float16"]["gradients"]["float16"]
+    )
+    stamp = chip.reference_text(root, "chip-stamp", "tpu_v5e")
+    assert record["stamp"]["jax"] in stamp and record["stamp"]["date"] in stamp
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("tpu_v5e:roofline.nope", r"'roofline\.nope': roofline has no 'nope'"),
+        ("tpu_v5e:training.runs.dtype=bfloat16.mfu", r"2 rows match 'dtype=bfloat16', not one"),
+        ("tpu_v5e:roofline", r"'roofline' is not a figure"),
+        ("tpu_v9:roofline.k", r"no chip record 'tpu_v9\.json'"),
+        ("tpu_v5e", r"write chip:key"),
+        ("tpu_v5e:roofline.k|:.2q", r"format '\.2q'"),
+    ],
+)
+def test_a_reference_the_record_cannot_answer_names_the_key(reference, message):
+    with pytest.raises(chip.ChipError, match=message):
+        chip.reference_text(ROOT, "chip", reference)
+
+
+def test_the_notebook_shows_the_same_figures_and_fails_at_the_line(tmp_path):
+    page = tmp_path / "p.md"
+    text = (
+        "# P\n\nPeak {chip}`tpu_v5e:datasheet.bf16_tflops` TFLOP/s.\n\n```{chip-table} tpu_v5e memory\n```\n"
+    )
+    page.write_text(text, encoding="utf-8")
+    shown = "".join(cell["source"] for cell in markdown_cells(text, page, None))
+    assert "Peak 197 TFLOP/s." in shown and "{chip}" not in shown
+    assert "| operation | dtype | GB/s |" in shown and "| sum(x) | float32 |" in shown
+    bad = text.replace("bf16_tflops", "bf16_tflop")
+    page.write_text(bad, encoding="utf-8")
+    with pytest.raises(
+        NotebookError, match=r"p\.md:3: 'datasheet\.bf16_tflop': datasheet has no 'bf16_tflop'"
+    ):
+        markdown_cells(bad, page, None)
+    bad = text.replace("tpu_v5e memory", "tpu_v5e memroy")
+    page.write_text(bad, encoding="utf-8")
+    with pytest.raises(NotebookError, match=r"p\.md:5: .*no table 'memroy'"):
+        markdown_cells(bad, page, None)
+
+
+def copy_record(book: Book) -> Path:
+    """The committed TPU v5e record, copied into ``book``."""
+    folder = book.root / chip.FOLDER
+    folder.mkdir(parents=True)
+    return shutil.copy(ROOT / chip.FOLDER / "tpu_v5e.json", folder / "tpu_v5e.json")
+
+
+@pytest.mark.build
+def test_a_bad_key_fails_the_build_at_the_page_line_and_names_the_key(tmp_path):
+    book = Book(tmp_path)
+    copy_record(book)
+    book.page(
+        "p", top_matter=False, body="Fine: {chip}`tpu_v5e:roofline.k`.\n\nBad: {chip}`tpu_v5e:roofline.kk`.\n"
+    )
+    built = book.build()
+    assert built.returncode != 0, built.output[-3000:]
+    assert re.search(r"guide/p\.md:5: .*'roofline\.kk': roofline has no 'kk'", built.output), built.output[
+        -3000:
+    ]
+
+
+@pytest.mark.build
+def test_a_changed_record_renders_the_page_again(tmp_path):
+    book = Book(tmp_path)
+    record_path = copy_record(book)
+    body = "Bandwidth {chip}`tpu_v5e:roofline.best_gbps` GB/s.\n\n```{chip-table} tpu_v5e memory\n```\n"
+    book.page("p", top_matter=False, body=body)
+    first = book.build()
+    assert first.returncode == 0, first.output[-3000:]
+    assert "Bandwidth <span" in first.page("p") and ">741.9</span> GB/s" in first.page("p")
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record["roofline"]["best_gbps"] = 123.4
+    record["roofline"]["memory"][0]["gbps"] = 432.1
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    again = book.build()
+    assert again.returncode == 0, again.output[-3000:]
+    assert ">123.4</span> GB/s" in again.page("p") and "<p>432.1</p>" in again.page("p")
