@@ -96,7 +96,8 @@ def gathered_by_block(q, k, v):
     q_pos = me * B + jnp.arange(B)
 
     def fold(state, step):
-        j = (me - step) % N  # the block the ring would hold at this step
+        """Fold in the block that the ring would hold at this step."""
+        j = (me - step) % N
         k_pos = j * B + jnp.arange(B)
         return block_update(*state, q, k[j], v[j], q_pos, k_pos), None
 
