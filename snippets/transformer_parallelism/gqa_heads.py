@@ -10,6 +10,7 @@ from snippets.sharding_costs._comm import traffic
 T, D, H, G, K = 16, 64, 8, 2, 8  # positions, width, query heads, KV heads,
 R = H // G  # head width; query heads that share one key/value head
 mesh = jax.make_mesh((8,), ("model",))
+N = mesh.size  # devices in the tensor-parallel group
 ks = jax.random.split(jax.random.key(0), 5)
 x = jax.random.normal(ks[0], (T, D))
 wq = jax.random.normal(ks[1], (D, H, K)) / D**0.5
@@ -62,10 +63,10 @@ layouts = {  # in_specs of (x, wq, wk, wv, wo), and the key/value weights
     "repeated": (
         repeated,
         (P(), split, split, split, P("model")),
-        tuple(jnp.repeat(w, R, axis=1) for w in (wk, wv)),  # (D, H, K)
+        tuple(jnp.repeat(w, N // G, axis=1) for w in (wk, wv)),  # (D, N, K)
     ),
 }
-print(f"{H} query heads, {G} key/value heads, 8 devices")
+print(f"{H} query heads, {G} key/value heads, {N} devices")
 with jax.set_mesh(mesh):
     for name, (local, specs, kv) in layouts.items():
         layer = jax.jit(jax.shard_map(local, in_specs=specs, out_specs=P()))

@@ -30,7 +30,8 @@ def run(slots):
     micro-batch): per stage, ws (1, D, D), table (ticks, 1, 2), xs (M, R, D)
     -> gradient (1, D, D), peak live activations (1,), and what it did
     (1, ticks, 2).
-    Activations wait for their backward in `slots` buffers."""
+    Activations wait for their backward in `slots` buffers; a gradient
+    from the stage above waits one tick at most, in one buffer."""
 
     def per_stage(ws, table, xs):
         me, w = lax.axis_index("stage"), ws[0]
@@ -39,28 +40,28 @@ def run(slots):
         nothing = lax.pcast(jnp.zeros((R, D)), "stage", to="varying")
 
         def forward(state, m):
-            saved, grads, gw, live = state
+            saved, grad, gw, live = state
             x = jnp.where(me == 0, xs[m], saved[m % slots])
             saved = saved.at[m % slots].set(x)  # kept for the backward
-            return (saved, grads, gw, live + (me == 0)), layer(w, x), nothing
+            return (saved, grad, gw, live + (me == 0)), layer(w, x), nothing
 
         def backward(state, m):
-            saved, grads, gw, live = state
+            saved, grad, gw, live = state
             y, vjp = jax.vjp(layer, w, saved[m % slots])  # recompute y
-            dy = jnp.where(me == S - 1, 2 * y / (M * R * D), grads[m % slots])
+            dy = jnp.where(me == S - 1, 2 * y / (M * R * D), grad)
             dw, dx = vjp(dy)
-            return (saved, grads, gw + dw, live - 1), nothing, dx
+            return (saved, grad, gw + dw, live - 1), nothing, dx
 
         def idle(state, m):
             return state, nothing, nothing
 
         def tick(carry, step):
             state, peak, inbox = carry
-            saved, grads, gw, live = state
-            (x_in, m_in, x_ok), (g_in, n_in, g_ok) = inbox
+            saved, grad, gw, live = state
+            (x_in, m_in, x_ok), (g_in, _, g_ok) = inbox
             saved = jnp.where(x_ok, saved.at[m_in % slots].set(x_in), saved)
-            grads = jnp.where(g_ok, grads.at[n_in % slots].set(g_in), grads)
-            state = (saved, grads, gw, live + x_ok)
+            grad = jnp.where(g_ok, g_in, grad)  # used by this tick's backward
+            state = (saved, grad, gw, live + x_ok)
             action, m = step[0, 0], step[0, 1]
             state, y, dx = lax.switch(
                 action, [idle, forward, backward], state, m
@@ -74,9 +75,9 @@ def run(slots):
             peak = jnp.maximum(peak, state[3])
             return (state, peak, inbox), step[0]  # what it did
 
-        buf = jnp.zeros((slots, R, D))
-        msg = (jnp.zeros((R, D)), 0, False)
-        start = ((buf, buf, jnp.zeros((D, D)), 0), 0, (msg, msg))
+        buf, one = jnp.zeros((slots, R, D)), jnp.zeros((R, D))
+        msg = (one, 0, False)
+        start = ((buf, one, jnp.zeros((D, D)), 0), 0, (msg, msg))
         start = lax.pcast(start, "stage", to="varying")
         (state, peak, _), actions = lax.scan(tick, start, table)
         return state[2][None], peak[None], actions[None]
