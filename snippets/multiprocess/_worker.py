@@ -2,7 +2,7 @@
 
 Process K of N joins the others, then runs TASK: "describe" (what this
 process sees of the devices and of the data) or "train" (training steps of
-Step 9b's model on the devices of all processes).
+the model of Step 9, part 2, on the devices of all processes).
 """
 
 import os

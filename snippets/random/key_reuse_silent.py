@@ -1,7 +1,9 @@
 import jax
 import jax.numpy as jnp
 
-jax.config.update("jax_debug_key_reuse", False)  # reuse below on purpose
+# This book runs every cell with the key-reuse checker on (see the
+# last section); this cell reuses a key on purpose, so it turns it off.
+jax.config.update("jax_debug_key_reuse", False)
 
 
 def add_noise(x, key, scale=0.1):

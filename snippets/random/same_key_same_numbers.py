@@ -2,7 +2,9 @@
 
 import jax
 
-jax.config.update("jax_debug_key_reuse", False)  # reuse below on purpose
+# This book runs every cell with the key-reuse checker on (see the
+# last section); this cell reuses a key on purpose, so it turns it off.
+jax.config.update("jax_debug_key_reuse", False)
 
 key = jax.random.key(42)
 a = jax.random.uniform(key, (4,))

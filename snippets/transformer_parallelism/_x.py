@@ -1,5 +1,6 @@
 """Bytes that collectives move in a compiled program (.as_text()), for the
-collectives that Step 9c's traffic() does not read (collective-permute)."""
+collectives (collective-permute) that traffic() in snippets/sharding_costs/
+_comm.py (Step 9, under the hood: what sharding costs) does not read."""
 
 from snippets.sharding_costs._comm import array_bytes
 

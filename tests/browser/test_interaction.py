@@ -73,7 +73,7 @@ def test_reading_order_of_the_toctrees():
         "sharding", "sharded_training", "profiling", "capstone",
     ]  # fmt: skip
     under_the_hood = [
-        "arrays_under_the_hood", "grad_under_the_hood", "jit_under_the_hood",
+        "arrays_under_the_hood", "grad_under_the_hood", "jit_under_the_hood", "random_under_the_hood",
         "pytrees_under_the_hood", "training_under_the_hood", "control_flow_under_the_hood",
         "sharding_under_the_hood", "sharding_costs", "multiprocess", "profiling_under_the_hood",
     ]  # fmt: skip
