@@ -154,7 +154,9 @@ def test_an_edit_to_an_extension_outside_sphinxext_renders_every_page_again(book
     downloads = tmp_path / "jaxbook" / "downloads.py"
     text = downloads.read_text(encoding="utf-8")
     assert "Run this page yourself" in text
-    downloads.write_text(text.replace("Run this page yourself", "Run this page here yourself"), encoding="utf-8")
+    downloads.write_text(
+        text.replace("Run this page yourself", "Run this page here yourself"), encoding="utf-8"
+    )
     notebooks = {page: book.root / layout.HTML / "_sources" / "guide" / f"{page}.ipynb" for page in "ab"}
     written = {page: path.stat().st_mtime_ns for page, path in notebooks.items()}
     again = book.build(machinery=tmp_path)
