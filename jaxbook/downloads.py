@@ -399,22 +399,6 @@ def requirement_cells(problem: Path, root: Path) -> list[dict]:
 ADMONITIONS = set("note tip hint important seealso attention caution warning danger error".split())
 
 
-class _Titled:
-    """For MyST's parser: a directive whose argument is its opening line's text (a path, a title)."""
-
-    option_spec = {"options": True}
-    required_arguments = 0
-    optional_arguments = 1
-    final_argument_whitespace = True
-    has_content = True
-
-
-class _Untitled(_Titled):
-    """An admonition such as ``{note}``: its opening line's text is its content's first line."""
-
-    optional_arguments = 0
-
-
 class NotebookError(ValueError):
     """Markdown at ``line`` of ``page`` that the reader's notebook cannot show: ``detail`` says why."""
 
@@ -450,8 +434,7 @@ def markdown_cells(text: str, page: Path, problem: Path | None, first: int | Non
                 )
             continue
         name, _, rest = token.info[1:].partition("}")
-        form = _Untitled if name in ADMONITIONS else _Titled
-        parsed = myst_parser.directive(form, rest.strip(), token.content)
+        parsed = myst_parser.directive(rest.strip(), token.content, argument=name not in ADMONITIONS)
         arg, body = " ".join(parsed.arguments), "\n".join(parsed.body)
         inside = first + start + 1 + parsed.body_offset  # the content's first line
         out += lines[done:start]

@@ -20,11 +20,9 @@ from jaxbook.deps import project_dependencies
 from jaxbook.files import files_digest
 
 PACKAGE = Path(__file__).resolve().parent
-#: The code each key holds, as entry points: the kernel, from which the execution store's results
-#: come (its module and specification); the extension (a package: every module in it), which
-#: renders them. The site's are the build command's and every extension conf.py loads (:func:`site_entries`).
+#: The kernel, from which the execution store's results come: its module and specification. The
+#: other keys hold what Sphinx loads besides (:func:`extension_entries`).
 KERNEL = ("kernel.py", "kernels/python3/kernel.json")
-EXTENSION = ("sphinxext", *KERNEL)
 #: Variables the build reads besides ``JAXBOOK_*``: the host's site and repository addresses, a
 #: fixed date, CI.
 BUILD_VARIABLES = (
@@ -47,21 +45,28 @@ def code(entries: Iterable[str] = KERNEL, package: Path = PACKAGE) -> list[Path]
     found = set()
     for entry in entries:
         path = package / entry
-        for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
             found.update(project_dependencies(file, package.parent) if file.suffix == ".py" else [file])
     return sorted(p for p in found if p.is_relative_to(package))
 
 
+def extension_entries(extensions: Iterable[str], package: Path = PACKAGE) -> tuple[str, ...]:
+    """The entries of a Sphinx build that loads ``extensions`` (conf.py's list): the kernel, whose
+    results it renders, and each of them that is a module of ``package`` (a subpackage: every
+    module in it), from which :func:`code` follows every module they import."""
+    ours = [n.split(".", 1)[1].replace(".", "/") for n in extensions if n.startswith(f"{package.name}.")]
+    return (*KERNEL, *(n if (package / n).is_dir() else f"{n}.py" for n in ours))
+
+
 def site_entries(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
-    """The entries of the site's build of the book at ``root``: the build command, the kernel, and
-    each module of ``package`` in the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
+    """The entries of the site's build of the book at ``root``: the build command and the
+    :func:`extension_entries` of the ``extensions`` of ``root/conf.py`` (run, as Sphinx runs it)."""
     path = list(sys.path)
     try:
         names = runpy.run_path(str(root / "conf.py")).get("extensions", [])
     finally:
         sys.path[:] = path  # conf.py adds the book to it, which would change the environment's key
-    ours = [n.split(".", 1)[1].replace(".", "/") for n in names if n.startswith(f"{package.name}.")]
-    return ("build.py", *KERNEL, *(n if (package / n).is_dir() else f"{n}.py" for n in ours))
+    return ("build.py", *extension_entries(names, package))
 
 
 class Reader(enum.IntEnum):

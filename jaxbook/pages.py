@@ -70,15 +70,6 @@ def loaded(page: Path, load: str) -> Path:
     return (page.parent / load).resolve()
 
 
-class _Directive:
-    """What MyST's option parser needs to know of ``{code-cell}`` (as MyST-NB declares it)."""
-
-    option_spec = {"options": True}
-    required_arguments = 0
-    optional_arguments = 1
-    has_content = True
-
-
 def tokens(text: str, inline: bool = False) -> list:
     """The block tokens of the Markdown ``text``, as MyST parses a page (inline syntax left
     unparsed; ``inline=True``: each ``inline`` token's ``children`` are its text, code and links)."""
@@ -101,7 +92,7 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
         if token.type != "fence" or token.level != 0 or not token.info.startswith(CODE_CELL):
             continue
         start = token.map[0] + 1
-        result = myst_parser.directive(_Directive, "", token.content)
+        result = myst_parser.directive("", token.content)
         options, unreadable = result.options, result.warning
         body = tuple(line for line in result.body if line.strip())
         tags = options.get("tags") or ()

@@ -140,12 +140,6 @@ def caught_by(path: Path) -> tuple[str, list[str]]:
     return doc.split("\n", 1)[0].strip(), re.findall(r"\w+", match[1]) if match else []
 
 
-def breaks(path: Path) -> list[int]:
-    """The requirement numbers after a wrong solution's ``Breaks:``."""
-    match = re.search(r"^Breaks:([^.\n]+)", header(path), re.MULTILINE)
-    return [int(n) for n in re.findall(r"\d+", match[1])] if match else []
-
-
 # -- the report -----------------------------------------------------------------------------------
 
 

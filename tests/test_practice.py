@@ -12,6 +12,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -20,7 +21,7 @@ from collections import defaultdict
 import pytest
 
 from jaxbook import ROOT, pages
-from jaxbook.practice import breaks, caught_by, patched_solution, requirements
+from jaxbook.practice import caught_by, header, patched_solution, requirements
 from tests import pass_cache
 
 PRACTICE = ROOT / "practice"
@@ -28,6 +29,12 @@ PROBLEMS = sorted(p.parent for p in PRACTICE.glob("*/*/starter.py"))
 SECTIONS = (
     "arrays autodiff jit_scan vectorization optimizers attention decoding sharding performance capstone"
 ).split()
+
+
+def breaks(path):
+    """The requirement numbers after a wrong solution's ``Breaks:``."""
+    match = re.search(r"^Breaks:([^.\n]+)", header(path), re.MULTILINE)
+    return [int(n) for n in re.findall(r"\d+", match[1])] if match else []
 
 
 def ident(folder):

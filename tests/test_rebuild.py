@@ -145,6 +145,29 @@ def test_an_edit_to_the_machinery_executes_again_only_if_the_kernel_runs_it(book
         assert (tokens(again, page) != book.before[page]) == executes, page
 
 
+@same_book
+def test_an_edit_to_an_extension_outside_sphinxext_renders_every_page_again(book, tmp_path):
+    """Every module of the package that Sphinx loads is in the configuration's hash, not only
+    jaxbook/sphinxext: an edit to jaxbook/downloads.py (another extension in conf.py) writes every
+    page and reader's notebook again, and executes nothing."""
+    shutil.copytree(ROOT / "jaxbook", tmp_path / "jaxbook", ignore=shutil.ignore_patterns("__pycache__"))
+    downloads = tmp_path / "jaxbook" / "downloads.py"
+    text = downloads.read_text(encoding="utf-8")
+    assert "Run this page yourself" in text
+    downloads.write_text(
+        text.replace("Run this page yourself", "Run this page here yourself"), encoding="utf-8"
+    )
+    notebooks = {page: book.root / layout.HTML / "_sources" / "guide" / f"{page}.ipynb" for page in "ab"}
+    written = {page: path.stat().st_mtime_ns for page, path in notebooks.items()}
+    again = book.build(machinery=tmp_path)
+    assert again.returncode == 0, again.output
+    assert "jaxbook: executed" not in again.output
+    for page in "ab":
+        assert "Run this page here yourself" in again.page(page), page
+        assert notebooks[page].stat().st_mtime_ns != written[page], page
+        assert tokens(again, page) == book.before[page], page
+
+
 def published_files(html: Path, needle: str) -> list[str]:
     """The files under ``html`` whose bytes contain ``needle``."""
     return [

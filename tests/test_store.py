@@ -79,13 +79,12 @@ def test_the_machinery_hash_changes_with_the_code_the_kernel_runs_only(tmp_path)
     and executes nothing (tests/test_rebuild.py builds both)."""
     package = tmp_path / "jaxbook"
     shutil.copytree(fingerprint.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    kernel, extension = (
-        fingerprint.machinery(e, package) for e in (fingerprint.KERNEL, fingerprint.EXTENSION)
-    )
+    loaded = fingerprint.extension_entries(["jaxbook.sphinxext"], package)
+    kernel, extension = (fingerprint.machinery(e, package) for e in (fingerprint.KERNEL, loaded))
     for edited in ("publish.py", "sphinxext/stamp.py", "layout.py", "fingerprint.py", "store.py", "deps.py"):
         (package / edited).write_text((package / edited).read_text() + "\n")
         assert fingerprint.machinery(fingerprint.KERNEL, package) == kernel, edited
-    assert fingerprint.machinery(fingerprint.EXTENSION, package) != extension
+    assert fingerprint.machinery(loaded, package) != extension
     for edited in ("kernel.py", "snippet.py", "results.py", "files.py", "kernels/python3/kernel.json"):
         (package / edited).write_text((package / edited).read_text() + "\n")
         assert fingerprint.machinery(fingerprint.KERNEL, package) != kernel, edited

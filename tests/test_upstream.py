@@ -115,17 +115,17 @@ def test_myst_nb_marks_its_code_cells_with_their_options(tmp_path):
 
 
 def test_myst_parser_reads_directives_as_the_book_reads_its_cells():
-    from jaxbook.pages import CODE_CELL, MYST_EXTENSIONS, _Directive
+    from jaxbook.pages import CODE_CELL, MYST_EXTENSIONS
 
     text = "```{code-cell}\n:load: ../snippets/a.py\n:tags: [hide-input]\n```\n\n:::{note}\nx\n:::\n"
     blocks = myst_parser.markdown_parser(frozenset(MYST_EXTENSIONS)).parse(text)
     fences = [t for t in blocks if t.type == "fence"]
     seam = "jaxbook/upstream/myst_parser.py"
     assert fences and fences[0].info.startswith(CODE_CELL), changed("myst-parser", "create_md_parser", seam)
-    read = myst_parser.directive(_Directive, "", fences[0].content)
+    read = myst_parser.directive("", fences[0].content)
     message = changed("myst-parser", "parse_directive_text", seam)
     assert (read.options.get("load"), read.warning) == ("../snippets/a.py", None), message
-    unreadable = myst_parser.directive(_Directive, "", ":load: [\n")
+    unreadable = myst_parser.directive("", ":load: [\n")
     assert unreadable.warning, changed("myst-parser", "parse_directive_text's warnings", seam)
 
 

@@ -95,20 +95,10 @@ def inline_words(token) -> int:
     return count
 
 
-class _Fence:
-    """What MyST's option parser needs to know of a directive: an argument, options, a body."""
-
-    option_spec = {"options": True}
-    required_arguments = 0
-    optional_arguments = 1
-    final_argument_whitespace = True
-    has_content = True
-
-
 def directive(token) -> tuple[str, str, dict, str]:
     """``(name, argument, options, body)`` of a ``{name} argument`` fence."""
     name, _, argument = token.info[1:].partition("}")
-    parsed = myst_parser.directive(_Fence, argument.strip(), token.content)
+    parsed = myst_parser.directive(argument.strip(), token.content)
     return name, " ".join(parsed.arguments), parsed.options, "\n".join(parsed.body)
 
 

@@ -47,9 +47,11 @@ def on_env_updated(app, env) -> list[str]:
 
 def setup(app):
     # When the store's environment changes, every page is executed again and must be rendered again;
-    # when the extension's code or the kernel's changes, every page is read again.
+    # when the code of the kernel or of any module of the package Sphinx loads (each extension of
+    # the package in conf.py and what it imports) changes, every page is read and written again.
     app.add_config_value("jaxbook_environment", fingerprint.environment(), "env")
-    app.add_config_value("jaxbook_machinery", fingerprint.machinery(fingerprint.EXTENSION), "env")
+    machinery = fingerprint.machinery(fingerprint.extension_entries(app.config.extensions))
+    app.add_config_value("jaxbook_machinery", machinery, "env")
     app.add_config_value("jaxbook_expected_outputs", True, "env")
     app.add_config_value("jaxbook_preview", False, "env", types=(bool, int))
     app.connect("config-inited", on_config_inited, priority=100)

@@ -34,11 +34,27 @@ def markdown_parser(extensions: frozenset[str], inline: bool = False):
     return create_md_parser(config, RendererHTML)
 
 
-def directive(spec, first_line: str, content: str) -> Directive:
-    """Read a directive block as MyST does: ``spec`` is a class with docutils' ``option_spec``,
-    ``required_arguments``, ``optional_arguments`` and ``has_content``; options are not validated."""
+class _Spec:
+    """What ``parse_directive_text`` asks of a directive class: its argument (the opening line's
+    text after the name, spaces kept), its options and its body."""
+
+    option_spec = {"options": True}
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+
+class _NoArgument(_Spec):
+    optional_arguments = 0
+
+
+def directive(first_line: str, content: str, argument: bool = True) -> Directive:
+    """Read a directive block as MyST does, options not validated; ``argument=False``: the opening
+    line's text is the body's first line (an admonition such as ``{note}``)."""
     from myst_parser.parsers.directives import parse_directive_text
 
+    spec = _Spec if argument else _NoArgument
     result = parse_directive_text(spec, first_line, content, validate_options=False)
     warning = str(result.warnings[0].msg) if result.warnings else None
     return Directive(result.arguments, result.options or {}, result.body, result.body_offset, warning)
