@@ -49,6 +49,11 @@ DATASHEETS = {
 }
 
 
+#: The training runs' checkpoint policy (jax.checkpoint_policies): the products with the weights
+#: are saved; attention's batched products, softmax, norms and GELU are recomputed.
+REMAT_POLICY = "dots_with_no_batch_dims_saveable"
+
+
 def now() -> float:
     return time.perf_counter()
 
@@ -222,7 +227,7 @@ def transformer(config: dict):
         return x + h @ p["down"].astype(dt)
 
     if config["remat"]:
-        block = jax.checkpoint(block, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+        block = jax.checkpoint(block, policy=getattr(jax.checkpoint_policies, REMAT_POLICY))
 
     def loss(params, tokens):
         x = (params["embed"][tokens[:, :-1]] + params["pos"][:S]).astype(dt)
@@ -259,6 +264,8 @@ def training(small: bool, peak_tflops: float | None, record: Record | None = Non
     for dtype in ("bfloat16", "float32"):
         for remat in (False, True):
             config = dict(base, dtype=dtype, remat=remat)
+            if remat:  # the record names what was recomputed
+                config["remat_policy"] = REMAT_POLICY
             try:
                 rows.append(train_run(config, base, peak_tflops, small))
             except Exception as exc:  # noqa: BLE001 - out of memory, say: the other runs still count

@@ -162,6 +162,25 @@ def _round(value, digits: int = 4):
     return value
 
 
+#: What a datasheet's figure counts, where its name alone does not say, by chip and field.
+LABELS = {
+    "TPU v5e": {
+        "ici_note": (
+            "ici_gbit_per_chip is Google's older v5e table's 'Interchip Interconnect BW: 1600 Gbps'"
+            " (200 GB/s); the current v5e page gives 400 GBps bidirectional per chip, the sum of both"
+            " directions, which snippets/sharding_costs/_hardware.py uses"
+        )
+    }
+}
+
+
+def _labelled(sheet: dict | None) -> dict | None:
+    """``sheet`` with the notes of :data:`LABELS` for its chip (what a figure counts)."""
+    if not isinstance(sheet, dict):
+        return sheet
+    return sheet | LABELS.get(sheet.get("name"), {})
+
+
 def condense(chip: dict, folder: Path | None = None) -> dict:
     """The record of ``chip`` (chip_measure's JSON): its stamp, the datasheet it was compared with,
     and each part that ran, without timings' raw batches. The trace part is summarised again from
@@ -173,7 +192,7 @@ def condense(chip: dict, folder: Path | None = None) -> dict:
     parts = chip.get("parts", {})
     record = {
         "stamp": {k: chip["stamp"].get(k) for k in STAMP},
-        "datasheet": chip.get("datasheet"),
+        "datasheet": _labelled(chip.get("datasheet")),
         "errors": sorted(chip.get("errors", {})),
     }
     if "roofline" in parts:
@@ -191,7 +210,8 @@ def condense(chip: dict, folder: Path | None = None) -> dict:
         }
     if "training" in parts:
         t = parts["training"]
-        keep = ("dtype", "remat", "params", "tokens_per_step", "flops_per_step", "compile_seconds")
+        keep = ("dtype", "remat", "remat_policy", "params", "tokens_per_step", "flops_per_step")
+        keep += ("compile_seconds",)
         keep += ("step_seconds", "tflops", "mfu", "temp_bytes", "loss", "error")
         record["training"] = {
             "config": t["config"],
