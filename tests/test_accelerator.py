@@ -279,7 +279,7 @@ def test_what_the_check_runs_parses_on_python_3_11():
 def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_read(tmp_path):
     """The chip measurements at CPU sizes (--small: a rehearsal, which the record refuses), then
     condensed as a record: every part, in the shape :func:`tools.chip_record.check` asks for."""
-    from tools import chip_record
+    from tools import chip_measure, chip_record
 
     env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"} | {"JAX_PLATFORMS": "cpu"}
     args = [sys.executable, "-m", "tools.chip_measure", "--small", "--out", str(tmp_path)]
@@ -289,15 +289,21 @@ def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_rea
     assert chip["small"] and chip["stamp"]["backend"] == "cpu" and chip["errors"] == {}
     with pytest.raises(ValueError, match="--small"):
         chip_record.condense(chip)
-    record = chip_record.condense(chip | {"small": False})
+    record = chip_record.condense(chip | {"small": False}, tmp_path)
     chip_record.check(record)
-    assert set(chip_record.SHAPE) <= set(record)
+    # the CPU's trace has no device thread of operations to summarise; the raw trace is kept, and
+    # the run it traced is named (a TPU's trace: tests/test_chip_record.py)
+    assert set(chip_record.SHAPE) - {"trace"} <= set(record) and "trace" not in record
+    assert chip["parts"]["trace"]["run"] == {"dtype": "bfloat16", "remat": False}
+    assert chip["parts"]["trace"]["kept"] == "perfetto_trace.json.gz"
     assert {row["variant"] for row in record["roofline"]["rows"]} == {
         "bfloat16",
         "float32 default",
         "float32 high",
         "float32 highest",
     }
+    policy = chip_measure.REMAT_POLICY
+    assert [run.get("remat_policy") for run in record["training"]["runs"]] == [None, policy, None, policy]
     assert [(run["dtype"], run["remat"]) for run in record["training"]["runs"]] == [
         ("bfloat16", False),
         ("bfloat16", True),

@@ -5,6 +5,7 @@ notebook shows the same figures."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -184,3 +185,74 @@ def test_a_changed_record_renders_the_page_again(tmp_path):
     again = book.build()
     assert again.returncode == 0, again.output[-3000:]
     assert ">123.4</span> GB/s" in again.page("p") and "<p>432.1</p>" in again.page("p")
+
+
+def test_the_record_trace_accounts_for_the_step_once():
+    """The traced step's kinds, plus its idle time, make up the step (a while loop counted beside its
+    body would make them exceed it), and the matrix products are found by XLA's category."""
+    record = chip.load(ROOT / chip.FOLDER / "tpu_v5e.json")
+    t = record["trace"]
+    total = sum(v["seconds"] for v in t["kinds"].values()) + t["idle_in_step_seconds"]
+    assert total == pytest.approx(t["step_seconds"], rel=5e-3)
+    assert t["classified_by"] == "XLA's category"
+    products = t["kinds"]["matrix products"]
+    assert (
+        products["seconds"] > t["step_seconds"] / 2
+        and products["tflops"] <= record["datasheet"]["bf16_tflops"]
+    )
+    assert 0 < t["host_gap_seconds"] < t["step_seconds"]
+    shown = chip.markdown_table(ROOT, "tpu_v5e", "trace")
+    assert "| matrix products |" in shown and "| between steps: the host's turn |" in shown
+
+
+def fake_trace(path: Path, categories: bool = True) -> Path:
+    """A TPU-like Perfetto trace: two steps of 10 us, each a while loop of 8 us holding a matrix
+    product named like a copy (6 us) and a copy (2 us), then an elementwise fusion (1 us); 5 us
+    between the steps."""
+    meta = [
+        {"ph": "M", "pid": 3, "name": "process_name", "args": {"name": "/device:TPU:0"}},
+        {"ph": "M", "pid": 3, "tid": 2, "name": "thread_name", "args": {"name": "XLA Modules"}},
+        {"ph": "M", "pid": 3, "tid": 3, "name": "thread_name", "args": {"name": "XLA Ops"}},
+        {"ph": "M", "pid": 9, "name": "process_name", "args": {"name": "/host:CPU"}},
+    ]
+    events = []
+    for start in (0.0, 15.0):
+        events.append({"ph": "X", "pid": 3, "tid": 2, "ts": start, "dur": 10.0, "name": "jit_step"})
+        for offset, dur, name, category, flops in (
+            (0.0, 8.0, "while.1", "while", 0),
+            (0.0, 6.0, "bitcast_dynamic-update-slice_fusion.2", "convolution fusion", 6e6),
+            (6.0, 2.0, "copy.3", "data formatting", 0),
+            (8.0, 1.0, "fusion.4", "loop fusion", 10),
+        ):
+            args = {"model_flops": str(flops)} | ({"hlo_category": category} if categories else {})
+            events.append(
+                {"ph": "X", "pid": 3, "tid": 3, "ts": start + offset, "dur": dur, "name": name, "args": args}
+            )
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump({"traceEvents": meta + events}, f)
+    return path
+
+
+def test_a_trace_is_summarised_by_category_with_loops_counted_once(tmp_path):
+    summary = chip_record.trace_summary(fake_trace(tmp_path / "t.json.gz"))
+    assert summary["steps"] == 2 and summary["step_seconds"] == pytest.approx(10e-6)
+    kinds = {k: v["seconds"] for k, v in summary["kinds"].items()}
+    assert kinds == pytest.approx(
+        {"matrix products": 6e-6, "copies and layout": 2e-6, "elementwise and reductions": 1e-6}
+    )
+    assert summary["kinds"]["matrix products"]["tflops"] == pytest.approx(1.0)  # 6e6 FLOPs in 6 us
+    assert summary["idle_in_step_seconds"] == pytest.approx(1e-6)
+    assert summary["host_gap_seconds"] == pytest.approx(5e-6)
+    by_name = chip_record.trace_summary(fake_trace(tmp_path / "n.json.gz", categories=False))
+    assert by_name["classified_by"] == "name" and "matrix products" not in by_name["kinds"]
+    assert chip_record.op_kind("convolution_bitcast_fusion.2") == "matrix products"
+    assert chip_record.op_kind("while.9") is None
+
+
+def test_a_record_is_condensed_from_the_raw_trace_kept_beside_it(tmp_path):
+    fake_trace(tmp_path / "perfetto_trace.json.gz")
+    chip_json = {"stamp": {"device_kind": "TPU"}, "parts": {"trace": {"kept": "perfetto_trace.json.gz"}}}
+    record = chip_record.condense(chip_json, tmp_path)
+    assert record["trace"]["kinds"]["matrix products"]["seconds"] == pytest.approx(6e-6)
+    stale = {"trace": {"kept": "perfetto_trace.json.gz", "summary": {"device_kinds_us": {}}}}
+    assert "trace" not in chip_record.condense({"stamp": {}, "parts": stale})  # old shape: left out

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import gzip
 import json
 import math
 import os
@@ -33,7 +32,6 @@ import sys
 import tempfile
 import time
 import traceback
-from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
@@ -49,6 +47,11 @@ DATASHEETS = {
         "source": "https://cloud.google.com/tpu/docs/v5e",
     },
 }
+
+
+#: The training runs' checkpoint policy (jax.checkpoint_policies): the products with the weights
+#: are saved; attention's batched products, softmax, norms and GELU are recomputed.
+REMAT_POLICY = "dots_with_no_batch_dims_saveable"
 
 
 def now() -> float:
@@ -224,7 +227,7 @@ def transformer(config: dict):
         return x + h @ p["down"].astype(dt)
 
     if config["remat"]:
-        block = jax.checkpoint(block, policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+        block = jax.checkpoint(block, policy=getattr(jax.checkpoint_policies, REMAT_POLICY))
 
     def loss(params, tokens):
         x = (params["embed"][tokens[:, :-1]] + params["pos"][:S]).astype(dt)
@@ -261,6 +264,8 @@ def training(small: bool, peak_tflops: float | None, record: Record | None = Non
     for dtype in ("bfloat16", "float32"):
         for remat in (False, True):
             config = dict(base, dtype=dtype, remat=remat)
+            if remat:  # the record names what was recomputed
+                config["remat_policy"] = REMAT_POLICY
             try:
                 rows.append(train_run(config, base, peak_tflops, small))
             except Exception as exc:  # noqa: BLE001 - out of memory, say: the other runs still count
@@ -350,6 +355,7 @@ def trace(small: bool, out: Path) -> dict:
     wall = now() - start
     files = sorted(glob.glob(str(folder / "**" / "*"), recursive=True))
     found = {
+        "run": {"dtype": config["dtype"], "remat": config["remat"]},
         "files": [str(Path(f).relative_to(folder)) for f in files if os.path.isfile(f)],
         "wall_seconds": wall,
     }
@@ -362,90 +368,13 @@ def trace(small: bool, out: Path) -> dict:
     return found
 
 
-def summarise(path: Path) -> dict:
-    """Time by process and thread, the device's operations by kind, and the device's idle time
-    inside the traced span, from a Perfetto (Chrome trace event) JSON file."""
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        data = json.load(f)
-    events = data["traceEvents"] if isinstance(data, dict) else data
-    processes, threads = {}, {}
-    for e in events:
-        if e.get("ph") == "M" and e.get("name") == "process_name":
-            processes[e["pid"]] = e["args"].get("name", "")
-        elif e.get("ph") == "M" and e.get("name") == "thread_name":
-            threads[(e["pid"], e.get("tid"))] = e["args"].get("name", "")
-    by_thread = defaultdict(lambda: {"events": 0, "us": 0.0})
-    complete = [e for e in events if e.get("ph") == "X" and "dur" in e]
-    for e in complete:
-        name = f"{processes.get(e['pid'], e['pid'])} / {threads.get((e['pid'], e.get('tid')), e.get('tid'))}"
-        by_thread[name]["events"] += 1
-        by_thread[name]["us"] += float(e["dur"])
+def summarise(path: Path) -> dict | None:
+    """Where a traced step's time went (:func:`tools.chip_record.trace_summary`: time by kind of
+    operation, while loops counted once, idle time and the host's gap between steps). The raw trace
+    is kept beside chip.json, so that a better summary can be made again from it without a chip."""
+    from tools.chip_record import trace_summary
 
-    def kind(op: str) -> str:
-        low = op.lower()
-        if any(w in low for w in ("all-reduce", "all-gather", "reduce-scatter", "collective", "all-to-all")):
-            return "collective"
-        if any(
-            w in low
-            for w in ("copy", "transpose", "bitcast", "dynamic-update-slice", "dynamic-slice", "slice")
-        ):
-            return "copy and layout"
-        if any(w in low for w in ("convolution", "dot", "matmul", "einsum")):
-            return "matrix products"
-        if "fusion" in low:
-            return "fusions"
-        if any(w in low for w in ("infeed", "outfeed", "send", "recv", "host")):
-            return "host transfers"
-        return "other"
-
-    # the device's operations: the thread of the accelerator process that holds the most op events
-    device_pids = [pid for pid, name in processes.items() if "/device:" in name and "CPU" not in name.upper()]
-    ops_thread = None
-    candidates = defaultdict(float)
-    for e in complete:
-        if e["pid"] in device_pids:
-            tname = threads.get((e["pid"], e.get("tid")), "")
-            if "op" in tname.lower():
-                candidates[(e["pid"], e.get("tid"))] += float(e["dur"])
-    if candidates:
-        ops_thread = max(candidates, key=candidates.get)
-    kinds = defaultdict(lambda: {"events": 0, "us": 0.0})
-    top = defaultdict(float)
-    busy, span = 0.0, 0.0
-    if ops_thread:
-        ops = sorted(
-            (e for e in complete if (e["pid"], e.get("tid")) == ops_thread), key=lambda e: float(e["ts"])
-        )
-        end = None
-        first = float(ops[0]["ts"]) if ops else 0.0
-        for e in ops:
-            s, d = float(e["ts"]), float(e["dur"])
-            kinds[kind(e["name"])]["events"] += 1
-            kinds[kind(e["name"])]["us"] += d
-            top[e["name"]] += d
-            if end is None or s >= end:
-                busy += d
-                end = s + d
-            elif s + d > end:
-                busy += s + d - end
-                end = s + d
-        span = (end - first) if ops else 0.0
-    steps = [
-        {"name": e["name"], "us": float(e["dur"])}
-        for e in complete
-        if threads.get((e["pid"], e.get("tid")), "") in ("Steps", "XLA Modules") and e["pid"] in device_pids
-    ]
-    return {
-        "processes": sorted(set(processes.values())),
-        "by_thread": dict(sorted(by_thread.items(), key=lambda kv: -kv[1]["us"])[:25]),
-        "ops_thread": f"{processes.get(ops_thread[0])} / {threads.get(ops_thread)}" if ops_thread else None,
-        "device_kinds_us": dict(kinds),
-        "device_busy_us": busy,
-        "device_span_us": span,
-        "device_idle_us": span - busy,
-        "top_ops_us": dict(sorted(top.items(), key=lambda kv: -kv[1])[:15]),
-        "steps": steps[:12],
-    }
+    return trace_summary(path)
 
 
 # ---------------------------------------------------------------- scan

@@ -211,17 +211,24 @@ def memory(record: dict) -> tuple[list[str], list[list[str]]]:
     return ["operation", "dtype", "GB/s", f"of the {show(hbm)} GB/s of HBM"], rows
 
 
+#: How each training run's dtype computed its matrix products: float32 at JAX's default precision,
+#: which on a TPU is one bfloat16 pass per product (the roofline's "float32 default").
+COMPUTE = {"float32": "float32 storage, default precision (bfloat16 products)"}
+
+
 def training(record: dict) -> tuple[list[str], list[list[str]]]:
-    head = ["compute", "jax.checkpoint", "step (ms)", "TFLOP/s", "MFU", "temporaries (GB)"]
+    head = ["compute", "jax.checkpoint", "step (ms)", "model TFLOP/s", "MFU", "temporaries (GB)"]
     rows = []
     for run in record["training"]["runs"]:
+        name = COMPUTE.get(run["dtype"], run["dtype"])
+        remat = "yes, products saved" if run["remat"] else "no"
         if "error" in run:
-            rows.append([run["dtype"], "yes" if run["remat"] else "no", run["error"], "", "", ""])
+            rows.append([name, remat, run["error"], "", "", ""])
             continue
         rows.append(
             [
-                run["dtype"],
-                "yes" if run["remat"] else "no",
+                name,
+                remat,
                 show(run["step_seconds"], "ms"),
                 show(run["tflops"]),
                 show(run["mfu"], "%:.0f"),
@@ -244,6 +251,30 @@ def float16(record: dict) -> tuple[list[str], list[list[str]]]:
     return ["the loss computed in", "gradient"], rows
 
 
+def trace(record: dict) -> tuple[list[str], list[list[str]]]:
+    """Where one traced training step's time went: the device's time in each kind of operation,
+    its idle time inside the step, and the gap between steps (the host's turn), per step."""
+    t = record["trace"]
+    step = t["step_seconds"]
+    rows = [
+        [kind, show(v["seconds"], "ms:.2f"), _pct(v["seconds"], step)]
+        for kind, v in t["kinds"].items()
+        if v["seconds"] >= 1e-6
+    ]
+    rows.append(
+        [
+            "idle inside the step",
+            show(t["idle_in_step_seconds"], "ms:.2f"),
+            _pct(t["idle_in_step_seconds"], step),
+        ]
+    )
+    rows.append(["the whole step on the chip", show(step, "ms:.2f"), "100%"])
+    if "host_gap_seconds" in t:
+        gap = t["host_gap_seconds"]
+        rows.append(["between steps: the host's turn", show(gap, "ms:.2f"), _pct(gap, step)])
+    return ["per training step", "ms", "of the step"], rows
+
+
 #: The tables ``{chip-table}`` makes, by name.
 TABLES = {
     "roofline": roofline,
@@ -252,6 +283,7 @@ TABLES = {
     "training": training,
     "scan": scan,
     "float16": float16,
+    "trace": trace,
 }
 
 

@@ -44,6 +44,11 @@ LINKS = {
         "one",
         "NVIDIA ConnectX-7: 400 Gb/s per port; DGX H100 has one per GPU",
     ),
+    "TPU v5e DCN": (
+        2 * 100e9 / 8 / 8,
+        "one",
+        'Google Cloud, "TPU v5e": 2 x 100 Gbps NICs per host of 8 chips',
+    ),
     "TPU v5p DCN": (
         50e9 / 8,
         "one",

@@ -26,9 +26,10 @@ print(
     f"one ring: {fastest} is {one_axis(fastest) / one_axis(slowest):.0f} "
     f"times faster than {slowest}"
 )
-v5p = "TPU v5p ICI"
-print(
-    f"{v5p} against {slowest}: {one_axis(v5p) / one_axis(slowest):.0f} times "
-    f"along one axis, {one_way(v5p) / one_way(slowest):.0f} times over all "
-    "links"
-)
+TIERS = [("TPU v5e ICI", "TPU v5e DCN"), ("TPU v5p ICI", "TPU v5p DCN")]
+for ici, dcn in TIERS:
+    print(
+        f"{ici} against {dcn}: {one_axis(ici) / one_axis(dcn):.0f} times "
+        f"along one axis, {one_way(ici) / one_way(dcn):.0f} times over all "
+        "links"
+    )
