@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()
                 cell = result.cell(name)
-                finding = verdict.verdict(cell, root, compare_output=compare, inputs=result.inputs)
+                finding = verdict.judge(cell, root, compare_output=compare, inputs=result.inputs)
                 if finding is not None:
                     failed += 1
                     print(f"{page}: {finding.summary}")

@@ -69,7 +69,7 @@ def site_entries(root: Path, package: Path = PACKAGE) -> tuple[str, ...]:
     return ("build.py", *extension_entries(names, package))
 
 
-class Reader(enum.IntEnum):
+class Scope(enum.IntEnum):
     """Who reads the environment, each seeing more of it than the one before (:func:`environment`)."""
 
     KERNEL = 1  # the execution store
@@ -77,24 +77,24 @@ class Reader(enum.IntEnum):
     TESTS = 3  # the pass cache
 
 
-def variables(reader: Reader, environ=None) -> dict[str, str]:
-    """The variables of ``environ`` (default ``os.environ``) that can change what ``reader`` makes:
+def variables(scope: Scope, environ=None) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) that can change what ``scope`` makes:
     for the kernel, JAX's and XLA's settings but those :func:`jaxbook.runtime.configure` sets or
     removes, and matplotlib's backend; for the build also ``JAXBOOK_*`` and :data:`BUILD_VARIABLES`;
     for the tests also those configure sets, and ``PATH``."""
     env = os.environ if environ is None else environ
-    configured = () if reader >= Reader.TESTS else (*runtime.JAX_ENV, *runtime.CACHE_VARIABLES)
-    prefixes = ("JAX_", "XLA_") + (("JAXBOOK_",) if reader >= Reader.BUILD else ())
+    configured = () if scope >= Scope.TESTS else (*runtime.JAX_ENV, *runtime.CACHE_VARIABLES)
+    prefixes = ("JAX_", "XLA_") + (("JAXBOOK_",) if scope >= Scope.BUILD else ())
     names = (
         ("MPLBACKEND",)
-        + (BUILD_VARIABLES if reader >= Reader.BUILD else ())
-        + (("PATH",) if reader >= Reader.TESTS else ())
+        + (BUILD_VARIABLES if scope >= Scope.BUILD else ())
+        + (("PATH",) if scope >= Scope.TESTS else ())
     )
     return {n: env[n] for n in sorted(env) if (n.startswith(prefixes) or n in names) and n not in configured}
 
 
-def environment(reader: Reader = Reader.KERNEL, environ=None, tools: dict[str, str] | None = None) -> str:
-    """What of the environment can change what ``reader`` makes, each seeing more than the last:
+def environment(scope: Scope = Scope.KERNEL, environ=None, tools: dict[str, str] | None = None) -> str:
+    """What of the environment can change what ``scope`` makes, each seeing more than the last:
 
     - the kernel (the execution store): JAX's version and the settings it is given, the CPU it
       compiles for, Python's version, its :func:`variables` and the packages of its Python
@@ -104,18 +104,18 @@ def environment(reader: Reader = Reader.KERNEL, environ=None, tools: dict[str, s
     - the tests (the pass cache): also the platform, the cores, ``PATH`` and ``tools`` (what the
       caller knows of the programs it runs outside Python, such as a version or a hash).
     """
-    reader = Reader(reader)  # ValueError for another
+    scope = Scope(scope)  # ValueError for another
     found = {
         "jax": runtime.execution_key(),
         "cpu": runtime.cpu(),
         "python": platform.python_version(),
-        "variables": variables(reader, environ),
+        "variables": variables(scope, environ),
         "packages": packages(site_packages()),
     }
-    if reader >= Reader.BUILD:
+    if scope >= Scope.BUILD:
         found["path"] = [sys.executable, sys.version, sys.path]
         found["packages"] = packages(sys.path)
-    if reader >= Reader.TESTS:
+    if scope >= Scope.TESTS:
         found["platform"] = [platform.platform(), os.cpu_count()]
         found["tools"] = tools or {}
     return json.dumps(found, sort_keys=True)

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 from jaxbook.files import write_atomic
-from jaxbook.snippet import PLATFORMS
 
 _NUMBER = r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _TIME_UNIT = r"(?:ns|µs|us|ms|s|sec|seconds|min)"
@@ -58,15 +57,6 @@ def expected_path(snippet: Path | str, platform: str | None = None) -> Path:
     ``platform`` (``gpu``, ``tpu``) the reviewed ``.<platform>.out`` that a ``# platform: ...
     differs`` declaration compares with (:mod:`jaxbook.snippet`)."""
     return Path(snippet).with_suffix(f".{platform}.out" if platform else ".out")
-
-
-def snippet_of(expected: Path) -> tuple[Path, str | None]:
-    """The snippet whose expected output is the file ``expected`` (``x.out`` or ``x.gpu.out``:
-    ``x.py``), and the platform of an accelerator's output (None for the CPU's ``.out``)."""
-    stem, _, platform = Path(expected.stem).name.rpartition(".")
-    if stem and platform in PLATFORMS:
-        return expected.with_name(f"{stem}.py"), platform
-    return expected.with_suffix(".py"), None
 
 
 def read_expected(snippet: Path) -> str | None:

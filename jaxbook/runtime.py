@@ -33,10 +33,6 @@ OTHER_CPUS = {
     "avx": "--xla_cpu_max_isa=AVX",  # no FMA, no AVX2 (before 2013): a bound, not a build machine
 }
 
-#: The CPU the reader-notebook test compiles every page as (``None``: none to emulate; on Arm,
-#: NEON's vectors are already 128 bits wide and XLA has no older instruction set to choose).
-READER_CPU = "avx2-128" if platform.machine().lower() in ("x86_64", "amd64") else None
-
 
 def as_cpu() -> str | None:
     """The name of the CPU this process compiles as (``JAXBOOK_AS_CPU``), validated."""

@@ -57,7 +57,7 @@ def inputs_key(root: Path, command: list[str], environ=None) -> str:
         "machinery": fingerprint.machinery(
             fingerprint.site_entries(root)
         ),  # the package, wherever the book is
-        "environment": fingerprint.environment(fingerprint.Reader.BUILD, environ),
+        "environment": fingerprint.environment(fingerprint.Scope.BUILD, environ),
         "command": command,
     }
     return hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()

@@ -1,4 +1,4 @@
-"""Verdicts: :func:`verdict` says whether a cell's result holds its contract and matches its
+"""Verdicts: :func:`judge` says whether a cell's result holds its contract and matches its
 ``.out`` file under its tolerance, and if not, what to tell the contributor (a :class:`Finding`).
 The build, the snippet tests and ``make outputs`` all decide here.
 """
@@ -74,7 +74,7 @@ def changed_since_match(name: str, inputs: dict[str, str], root: Path) -> list[s
     )
 
 
-def verdict(
+def judge(
     cell: CellResult, root: Path, compare_output: bool = True, inputs: dict[str, str] | None = None
 ) -> Finding | None:
     """None when ``cell`` held its contract and (``compare_output``) matches its ``.out`` file

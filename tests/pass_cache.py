@@ -151,7 +151,7 @@ def _environment() -> str:
         "axe": file_digest(modules / "axe-core" / "package.json"),
         "vnu": file_digest(modules / "vnu-jar" / "package.json"),
     }
-    return fingerprint.environment(fingerprint.Reader.TESTS, steady(), tools)
+    return fingerprint.environment(fingerprint.Scope.TESTS, steady(), tools)
 
 
 # --- keys and records --------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def test_the_verdict_names_each_page_below_100_with_its_low_categories():
         "guide/grad": {"performance": 99},
         "search": {"performance": 98, "seo": 90},
     }
-    assert site_audit.verdict(results) == (
+    assert site_audit.one_line(results) == (
         "1 of 3 pages score 100 in all four categories; below: guide/grad (performance 99); "
         "search (performance 98, seo 90)"
     )

@@ -7,13 +7,24 @@ The test id is the name shown above its cell on the site:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from jaxbook import ROOT, outputs, pages, verdict
 from jaxbook.execute import Executor
-from jaxbook.snippet import DECLARATION, parse_declaration, parse_platforms, source_of
+from jaxbook.snippet import DECLARATION, PLATFORMS, parse_declaration, parse_platforms, source_of
 from tests import pass_cache
+
+
+def snippet_of(expected: Path) -> tuple[Path, str | None]:
+    """The snippet whose expected output is the file ``expected`` (``x.out`` or ``x.gpu.out``:
+    ``x.py``), and the platform of an accelerator's output (None for the CPU's ``.out``)."""
+    stem, _, platform = Path(expected.stem).name.rpartition(".")
+    if stem and platform in PLATFORMS:
+        return expected.with_name(f"{stem}.py"), platform
+    return expected.with_suffix(".py"), None
+
 
 SNIPPETS = ROOT / "snippets"
 
@@ -43,7 +54,7 @@ def test_snippet(path, filled_store, executor):
     """The contract holds (declared error raised, no undeclared deprecation), and the output
     matches the committed expected output (text exactly, floats within the snippet's tolerance)."""
     cell = outcome(path, executor)
-    finding = verdict.verdict(cell, ROOT)
+    finding = verdict.judge(cell, ROOT)
     assert finding is None, finding.details
     declaration = parse_declaration(source_of(path), str(path))
     if declaration is not None:
@@ -101,7 +112,7 @@ def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
     assert not missing, f"run `make outputs` for: {missing}"
     stray = []
     for p in SNIPPETS.rglob("*.out"):
-        snippet, platform = outputs.snippet_of(p)
+        snippet, platform = snippet_of(p)
         if not snippet.is_file() or p.name.startswith("_"):
             stray.append(p.relative_to(ROOT).as_posix())
         elif platform and not getattr(
@@ -132,10 +143,10 @@ def test_every_snippet_is_shown_by_the_one_page_its_folder_names():
 
 def test_out_files_map_to_their_snippets():
     """x.out and an accelerator's x.gpu.out belong to x.py; other dotted names are not platforms."""
-    assert outputs.snippet_of(SNIPPETS / "a/x.out") == (SNIPPETS / "a/x.py", None)
-    assert outputs.snippet_of(SNIPPETS / "a/x.gpu.out") == (SNIPPETS / "a/x.py", "gpu")
-    assert outputs.snippet_of(SNIPPETS / "a/x.tpu.out") == (SNIPPETS / "a/x.py", "tpu")
-    assert outputs.snippet_of(SNIPPETS / "a/x.cpu.out") == (SNIPPETS / "a/x.cpu.py", None)
+    assert snippet_of(SNIPPETS / "a/x.out") == (SNIPPETS / "a/x.py", None)
+    assert snippet_of(SNIPPETS / "a/x.gpu.out") == (SNIPPETS / "a/x.py", "gpu")
+    assert snippet_of(SNIPPETS / "a/x.tpu.out") == (SNIPPETS / "a/x.py", "tpu")
+    assert snippet_of(SNIPPETS / "a/x.cpu.out") == (SNIPPETS / "a/x.cpu.py", None)
     assert outputs.expected_path(SNIPPETS / "a/x.py", "gpu") == SNIPPETS / "a/x.gpu.out"
 
 

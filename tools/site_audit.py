@@ -168,7 +168,7 @@ def below(results: dict[str, dict], score: int = 100) -> dict[str, dict[str, int
     return found
 
 
-def verdict(results: dict[str, dict], score: int = 100) -> str:
+def one_line(results: dict[str, dict], score: int = 100) -> str:
     """One line: how many pages have ``score`` in every category, and the others' low scores."""
     low = below(results, score)
     line = f"{len(results) - len(low)} of {len(results)} pages score {score} in all four categories"
@@ -229,7 +229,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     for number, site in enumerate(sites, 1):
-        print(("" if len(sites) == 1 else f"[{number}] ") + verdict(results[str(site)]))
+        print(("" if len(sites) == 1 else f"[{number}] ") + one_line(results[str(site)]))
     failing = args.require is not None and any(below(results[str(site)], args.require) for site in sites)
     return 1 if failing else 0
 

@@ -74,7 +74,7 @@ def fill_outputs(notebook, path: Path, cell_line) -> tuple[float, bool] | None:
         count += 1
         cell.outputs = [from_dict(output) for output in outcome.outputs]
         cell.execution_count = count
-        finding = verdict.verdict(
+        finding = verdict.judge(
             outcome, root, compare_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs
         )
         if finding is not None:
