@@ -23,6 +23,22 @@ def normal(seed, *shapes):
     return arrays[0] if len(arrays) == 1 else arrays
 
 
+def extreme_uniform(end):
+    """A stand-in for jax.random.uniform whose every draw is its lowest value
+    (minval, 0.0 by default) or its highest (the float below maxval): what
+    some key draws."""
+
+    def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
+        dtype = jnp.float32 if dtype is float else dtype
+        low = jnp.asarray(minval, dtype)
+        value = low
+        if end == "highest":
+            value = jnp.nextafter(jnp.asarray(maxval, dtype), low)
+        return jnp.broadcast_to(value, shape)
+
+    return uniform
+
+
 def grads_at(step, params):
     """Different pseudo-gradients at every step, with the structure of params."""
     leaves, treedef = jax.tree.flatten(params)

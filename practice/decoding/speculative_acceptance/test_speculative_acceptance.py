@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, strategies as st
 
+from practice._testing import extreme_uniform
+
 # target p_0..p_3 and draft q_0..q_2 over a vocabulary of 5 tokens (L = 3)
 P = np.array(
     [
@@ -51,22 +53,6 @@ def simulate(impl, seed=0):
     )
     tokens, num = run(keys, drafts, jnp.asarray(Q), jnp.asarray(P))
     return np.asarray(tokens), np.asarray(num)
-
-
-def extreme_uniform(end):
-    """A stand-in for jax.random.uniform whose every draw is its lowest value
-    (minval, 0.0 by default) or its highest (the float below maxval): what
-    some key draws."""
-
-    def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
-        dtype = jnp.float32 if dtype is float else dtype
-        low = jnp.asarray(minval, dtype)
-        value = low
-        if end == "highest":
-            value = jnp.nextafter(jnp.asarray(maxval, dtype), low)
-        return jnp.broadcast_to(value, shape)
-
-    return uniform
 
 
 def accept(impl):

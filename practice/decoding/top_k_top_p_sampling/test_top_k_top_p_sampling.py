@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given, strategies as st
 
+from practice._testing import extreme_uniform
+
 NEG = -np.inf
 
 
@@ -181,22 +183,6 @@ def test_sample_shape_dtype_and_support(impl):
     tokens = impl.sample(jax.random.key(0), logits, top_k=2)
     assert tokens.shape == (500,) and tokens.dtype == jnp.int32
     assert set(np.asarray(tokens).tolist()) == {1, 2}
-
-
-def extreme_uniform(end):
-    """A stand-in for jax.random.uniform whose every draw is its lowest value
-    (minval, 0.0 by default) or its highest (the float below maxval): what
-    some key draws."""
-
-    def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
-        dtype = jnp.float32 if dtype is float else dtype
-        low = jnp.asarray(minval, dtype)
-        value = low
-        if end == "highest":
-            value = jnp.nextafter(jnp.asarray(maxval, dtype), low)
-        return jnp.broadcast_to(value, shape)
-
-    return uniform
 
 
 @pytest.mark.requirement(6)

@@ -11,6 +11,8 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 MESHES = [(1, 8), (2, 4), (4, 2), (8, 1)]
 SIZES = st.integers(1, 64)
 ANY_MESH = st.tuples(st.integers(1, 16), st.integers(1, 16))
+#: Any cache and any mesh, the divisible cases and the others alike.
+ANY_CACHE = given(batch=SIZES, context=SIZES, kv_heads=SIZES, mesh=ANY_MESH)
 
 
 def make_mesh(data, model):
@@ -22,8 +24,13 @@ def entries(spec):
     return tuple(spec) + (None,) * (5 - len(spec))
 
 
+def spec_entries(impl, batch, context, kv_heads, mesh):
+    """The five entries of the spec impl chooses on a (data, model) mesh."""
+    return entries(impl.cache_spec(batch, context, kv_heads, *mesh))
+
+
 @pytest.mark.requirement(1)
-@given(batch=SIZES, context=SIZES, kv_heads=SIZES, mesh=ANY_MESH)
+@ANY_CACHE
 @example(batch=1, context=1, kv_heads=1, mesh=(1, 1))
 def test_five_entries_layers_and_head_dim_whole(
     impl, batch, context, kv_heads, mesh
@@ -35,26 +42,26 @@ def test_five_entries_layers_and_head_dim_whole(
 
 
 @pytest.mark.requirement(2)
-@given(batch=SIZES, context=SIZES, kv_heads=SIZES, mesh=ANY_MESH)
+@ANY_CACHE
 @example(batch=1, context=8, kv_heads=8, mesh=(4, 2))
 @example(batch=6, context=8, kv_heads=8, mesh=(4, 2))
 @example(batch=12, context=8, kv_heads=8, mesh=(3, 1))
 def test_batch_over_data_when_it_divides(impl, batch, context, kv_heads, mesh):
-    data, model = mesh
-    spec = entries(impl.cache_spec(batch, context, kv_heads, data, model))
+    spec = spec_entries(impl, batch, context, kv_heads, mesh)
+    data = mesh[0]
     assert spec[1] == ("data" if batch % data == 0 else None), spec
 
 
 @pytest.mark.requirement(3)
-@given(batch=SIZES, context=SIZES, kv_heads=SIZES, mesh=ANY_MESH)
+@ANY_CACHE
 @example(batch=4, context=64, kv_heads=8, mesh=(1, 8))
 @example(batch=4, context=64, kv_heads=2, mesh=(1, 8))
 @example(batch=4, context=63, kv_heads=3, mesh=(1, 2))
 @example(batch=4, context=5, kv_heads=6, mesh=(1, 3))
 @example(batch=4, context=7, kv_heads=5, mesh=(2, 1))
 def test_heads_then_sequence_over_model(impl, batch, context, kv_heads, mesh):
-    data, model = mesh
-    spec = entries(impl.cache_spec(batch, context, kv_heads, data, model))
+    spec = spec_entries(impl, batch, context, kv_heads, mesh)
+    model = mesh[1]
     if kv_heads % model == 0:
         expected = (None, "model")
     elif context % model == 0:

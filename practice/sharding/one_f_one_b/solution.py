@@ -7,6 +7,8 @@ def one_f_one_b(stages: int, micro: int) -> list[list[str]]:
     """-> rows of `stages` strings "F<m>", "B<m>" or ".", one per tick."""
     forward = [[None] * micro for _ in range(stages)]  # tick each ran
     backward = [[None] * micro for _ in range(stages)]
+    ran_f = [0] * stages  # forwards each stage has run: its next is ran_f[s]
+    ran_b = [0] * stages  # backwards each stage has run
     rows = []
     for t in range(2 * (micro + stages)):  # more than the 2 (M + S - 1) needed
         if backward[0][micro - 1] is not None:  # stage 0's last backward ran
@@ -18,25 +20,29 @@ def one_f_one_b(stages: int, micro: int) -> list[list[str]]:
 
         row = []
         for s in range(stages):
-            ready_b = [
-                m
-                for m in range(micro)
-                if backward[s][m] is None
-                and before(forward[s], m)
-                and (s == stages - 1 or before(backward[s + 1], m))
-            ]
-            nxt = sum(f is not None for f in forward[s])  # next forward
-            live = nxt - sum(b is not None for b in backward[s])
+            # Backwards leave the last stage in the order of its forwards, and
+            # each stage passes them down in the order they came: the oldest
+            # micro-batch a stage holds is the only one that may be ready.
+            old = ran_b[s]
+            ready_b = (
+                old < ran_f[s]
+                and before(forward[s], old)
+                and (s == stages - 1 or before(backward[s + 1], old))
+            )
+            nxt = ran_f[s]
+            live = nxt - ran_b[s]
             can_f = (
                 nxt < micro
                 and (s == 0 or before(forward[s - 1], nxt))
                 and live < stages - s
             )
             if ready_b:
-                backward[s][ready_b[0]] = t
-                row.append(f"B{ready_b[0]}")
+                backward[s][old] = t
+                ran_b[s] += 1
+                row.append(f"B{old}")
             elif can_f:
                 forward[s][nxt] = t
+                ran_f[s] += 1
                 row.append(f"F{nxt}")
             else:
                 row.append(".")

@@ -159,3 +159,34 @@ def test_long_pipelines(impl, stages, micro):
     rows = impl.one_f_one_b(stages, micro)
     assert len(rows) == 2 * (micro + stages - 1)
     assert len(events(rows)) == 2 * stages * micro
+
+
+def closed_form(stages, micro):
+    """The same timetable from formulas, not from the rule: stage s runs
+    forward m at tick s + m while m < S - s (the warm-up), then at 2 m + s,
+    each right after the backward that frees its place; backward m reaches
+    the last stage at S + 2 m and stage s at 2 S - 1 - s + 2 m. Independent
+    of `greedy` and equal to it (checked for up to 19 stages and 29
+    micro-batches when this test was written)."""
+    rows = [["."] * stages for _ in range(2 * (micro + stages - 1))]
+    for s in range(stages):
+        for m in range(micro):
+            f = s + m if m < stages - s else 2 * m + s
+            rows[f][s] = f"F{m}"
+            rows[2 * stages - 1 - s + 2 * m][s] = f"B{m}"
+    return rows
+
+
+@pytest.mark.requirement(2, 4, 5)
+def test_long_pipeline_fills_stage_0(impl):
+    """257 stages and 258 micro-batches: stage 0 reaches its limit of 257
+    held micro-batches with one more waiting, a count past 256."""
+    stages, micro = 257, 258
+    rows = impl.one_f_one_b(stages, micro)
+    held = [0] * stages
+    for t, row in enumerate(rows):
+        assert isinstance(row, list) and len(row) == stages, t
+        for s, cell in enumerate(row):
+            held[s] += {"F": 1, "B": -1}.get(cell[:1], 0)
+            assert held[s] <= stages - s, (t, s, held[s])
+    assert rows == closed_form(stages, micro)
