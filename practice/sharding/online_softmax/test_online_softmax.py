@@ -136,7 +136,7 @@ def test_query_that_sees_nothing_is_zero(impl):
 @example(sign=-1.0, scale=300.0, sizes=[2, 2], seed=0)
 @example(sign=1.0, scale=300.0, sizes=[1, 6], seed=3)
 def test_large_scores_stay_finite(impl, sign, scale, sizes, seed):
-    """Scores of thousands, all positive or all negative: exp of them
+    """Scores of hundreds, all positive or all negative: exp of them
     overflows or underflows unless each is shifted by the running max."""
     b, d, c = 3, 4, sum(sizes)
     rng = np.random.default_rng(seed)
