@@ -5,6 +5,7 @@ float (``2.9973``, ``1.``, ``6.1e-05``, ``nan``, ``-inf``) must be close to the 
 ``|actual - expected| <= atol + rtol * |expected| + unit``, where ``unit`` is one unit in the last
 digit printed when the number shows at least three significant digits (a value within tolerance
 can round either way: ``2.99735``). ``nan`` matches ``nan``, an infinity the same infinity.
+Text that a snippet's ``# varies:`` pattern matches is ``<varies>`` on both sides first.
 """
 
 from __future__ import annotations
@@ -22,11 +23,19 @@ class Tolerance:
 
     rtol: float
     atol: float = 0.0
+    varies: str | None = None  # a '# varies:' regex: the text it matches is compared as <varies>
+
+    def hide(self, text: str) -> str:
+        """``text`` with each span that varies (:attr:`varies`) as :data:`VARIES`."""
+        return re.sub(self.varies, VARIES, text, flags=re.M) if self.varies else text
 
     def __str__(self) -> str:
         parts = [f"rtol={self.rtol:g}"] + ([f"atol={self.atol:g}"] if self.atol else [])
         return ", ".join(parts)
 
+
+#: What stands for a span of output declared to vary (``# varies:``) in a ``.out`` file.
+VARIES = "<varies>"
 
 #: The tolerance of a snippet that declares none: float32 results compiled for another CPU
 #: (another vector width, AVX2, 128-bit vectors as on Arm) moved by at most 2.2e-7 of their value
@@ -83,6 +92,7 @@ def floats(expected: str, actual: str) -> list[tuple[str, str]] | None:
 
 def matches(expected: str, actual: str, tolerance: Tolerance = DEFAULT) -> bool:
     """Whether ``actual`` is ``expected`` up to ``tolerance`` on its floating-point numbers."""
+    expected, actual = tolerance.hide(expected), tolerance.hide(actual)
     if expected == actual:
         return True
     pairs = floats(expected, actual)
@@ -95,6 +105,7 @@ def explain(expected: str, actual: str, tolerance: Tolerance = DEFAULT) -> list[
     text (without its floats) differs."""
     if matches(expected, actual, tolerance):
         return []
+    expected, actual = tolerance.hide(expected), tolerance.hide(actual)
     want, got = expected.splitlines(), actual.splitlines()
     reasons = []
     for number, (a, b) in enumerate(zip(want, got), start=1):

@@ -3,7 +3,8 @@
 traceback), normalised by :func:`normalise` and nothing else: a time with its unit becomes
 ``<duration>``, and so does each decimal in the rows of a table whose header names a time unit in
 brackets (``loop [s]``, up to a blank line); an address becomes ``0x<address>``, a temporary
-file's name ``<tmp>``; no trailing spaces, one final newline. Anything else that varies between
+file's name ``<tmp>``; no trailing spaces, one final newline. A span the snippet declares to
+vary (``# varies:``) is written as ``<varies>``. Anything else that varies between
 runs is a bug, fixed at its source.
 """
 
@@ -65,13 +66,14 @@ def read_expected(snippet: Path) -> str | None:
 
 
 def write_expected(snippet: Path, text: str, tolerance=None, platform: str | None = None) -> bool:
-    """Write ``text`` as ``snippet``'s expected output (on ``platform``: :func:`expected_path`)
-    unless the file already matches it within ``tolerance`` (default
+    """Write ``text`` as ``snippet``'s expected output (on ``platform``: :func:`expected_path`),
+    each span that ``tolerance`` declares to vary as ``<varies>``, unless the file already matches it within ``tolerance`` (default
     :data:`jaxbook.compare.DEFAULT`: a run on another CPU leaves the reviewed file as it is);
     True if the file changed."""
     from jaxbook import compare  # not in the kernel, which only normalises
 
     path = expected_path(snippet, platform)
+    text = tolerance.hide(text) if tolerance else text
     if path.is_file() and compare.matches(
         path.read_text(encoding="utf-8"), text, tolerance or compare.DEFAULT
     ):

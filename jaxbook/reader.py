@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxbook.snippet import DECLARATION, PlatformDifference, parse_declaration, parse_platforms
+from jaxbook.snippet import DECLARATION, PlatformDifference, parse_declaration, parse_platforms, parse_varies
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class ReaderView:
     raises: str | None  # the declared error's class, as the declaration names it
     warns: str | None  # the declared warning's class
     platforms: tuple[PlatformDifference, ...]
+    varies: str | None = None  # why part of the output varies ('# varies:'), for readers
 
     def line(self, number: int) -> int:
         """The line of the shown source that is line ``number`` of the file."""
@@ -30,6 +31,7 @@ def reader_view(source: str, name: str) -> ReaderView:
     raises = parse_declaration(source, name)  # validates the whole header: every declaration is
     warns = parse_declaration(source, name, "warns")  # then in the top comment block
     platforms = parse_platforms(source, name)
+    varies = parse_varies(source, name)
     lines = source.splitlines(keepends=True)
     hidden = {number for number, line in enumerate(lines, start=1) if DECLARATION.match(line.strip())}
     if hidden:
@@ -46,4 +48,13 @@ def reader_view(source: str, name: str) -> ReaderView:
         raises.raises if raises else None,
         warns.raises if warns else None,
         tuple(platforms.values()),
+        varies.reason if varies else None,
     )
+
+
+def varies_note(reason: str | None) -> str | None:
+    """The sentence under a cell whose output varies in part (``# varies:``), or None."""
+    if not reason:
+        return None
+    reason = reason if reason.endswith((".", "!", "?")) else reason + "."
+    return f"Part of this output can differ on your machine: {reason}"

@@ -1,6 +1,6 @@
 """The snippet contract, shared by the build and the tests (docs/contributing.md states it): the
 declarations in a snippet's first comment lines (``# raises:``, ``# warns:``, ``# tolerance:``,
-``# platform:``), and :func:`execute`, which runs a snippet under them and returns the declared
+``# platform:``, ``# varies:``), and :func:`execute`, which runs a snippet under them and returns the declared
 error it raised, or raises :class:`SnippetError` naming the file and line.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jaxbook import ROOT, book_root
 
-DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance|platform)\s*:(.*)$")
+DECLARATION = re.compile(r"^#\s*(raises|match|warns|warns-match|tolerance|platform|varies)\s*:(.*)$")
 #: What a declaration is called in its error messages (the others by their key).
 KIND = {"raises": "error", "match": "error", "warns": "warning", "warns-match": "warning"}
 #: The declarations that name a class: what they name, and examples.
@@ -39,6 +39,9 @@ PLATFORM = re.compile(r"^(?P<names>[\w-]+(?:\s*,\s*[\w-]+)*)\s+(?P<rest>\S.*)$")
 PLATFORM_EXAMPLE = (
     "'# platform: gpu rtol=1e-5 -- XLA's GPU tanh is an approximation' or "
     "'# platform: gpu,tpu differs -- lists the machine's own devices'"
+)
+VARIES_EXAMPLE = (
+    "'# varies: (?<=-> ).* -- the text comes from bfloat16 training, whose last bits depend on the CPU'"
 )
 # JAX appends this note to errors it filtered; here every library frame is gone, so it would mislead.
 JAX_FILTER_NOTE = re.compile(r"-{20}\nFor simplicity, JAX has removed its internal frames[^\n]*\n?")
@@ -93,6 +96,16 @@ class PlatformDifference:
     line: int
 
 
+@dataclass(frozen=True)
+class Varies:
+    """A declared varying span: output text matching ``pattern`` (a regex, applied line by line)
+    is compared as ``<varies>``; ``reason`` says why, for readers."""
+
+    pattern: str
+    reason: str
+    line: int
+
+
 def display_path(path: Path | str) -> str:
     """The path readers see: relative to the repository root when inside it."""
     path = Path(path)
@@ -133,6 +146,9 @@ def _header(source: str, name: str) -> dict[str, tuple]:
             raise _malformed(where, kind, f"a second '# {key}:' line")
         if key == "tolerance":
             found[key] = (_tolerance(value, where), number)
+            continue
+        if key == "varies":
+            found[key] = (_varies(value, where, number), number)
             continue
         if key in CLASSES and not CLASS_PATH.match(value):
             what, example = CLASSES[key]
@@ -176,6 +192,22 @@ def _tolerance(
     return values.get("rtol", 0.0), values.get("atol", 0.0)
 
 
+def _varies(value: str, where: str, line: int) -> Varies:
+    """The :class:`Varies` of a ``# varies:`` declaration's ``value`` (``<regex> -- <why>``);
+    raises :class:`SnippetError` naming ``where``."""
+    found = TOLERANCE.match(value)
+    if not found or not found.group("values").strip():
+        raise _malformed(where, "varies", f"give a regex, then ' -- ' and why, as in {VARIES_EXAMPLE}")
+    pattern = found.group("values").strip()
+    try:
+        compiled = re.compile(pattern, re.M)
+    except re.error as exc:
+        raise _malformed(where, "varies", f"{pattern!r} is not a valid regular expression ({exc})") from None
+    if compiled.fullmatch(""):
+        raise _malformed(where, "varies", f"{pattern!r} matches the empty text: it would hide nothing")
+    return Varies(pattern, found.group("reason").strip(), line)
+
+
 def _platforms(value: str, where: str, line: int) -> list[PlatformDifference]:
     """What a ``# platform:`` declaration's ``value`` says for each platform it names; raises
     :class:`SnippetError` naming ``where``."""
@@ -205,12 +237,29 @@ def parse_platforms(source: str, name: str) -> dict[str, PlatformDifference]:
     return _header(source, name).get("platform", ({}, 0))[0]
 
 
+def parse_varies(source: str, name: str) -> Varies | None:
+    """The ``# varies:`` declaration of the snippet ``source``, or None."""
+    return _header(source, name).get("varies", (None, 0))[0]
+
+
+def check_varies(source: str, name: str, text: str) -> None:
+    """Raise :class:`SnippetError` naming the declaration's line when the ``# varies:`` pattern
+    of ``source`` matches nothing in the output ``text``: it would hide nothing, or the wrong thing."""
+    varies = parse_varies(source, name)
+    if varies is not None and not re.search(varies.pattern, text, re.M):
+        why = f"'# varies: {varies.pattern}' matches nothing in the output"
+        raise _malformed(f"{name}:{varies.line}", "varies", why)
+
+
 def parse_tolerance(source: str, name: str):
-    """The ``# tolerance:`` of the snippet ``source``, else :data:`jaxbook.compare.DEFAULT`."""
+    """The ``# tolerance:`` of the snippet ``source``, else :data:`jaxbook.compare.DEFAULT`, with
+    its ``# varies:`` pattern."""
     from jaxbook.compare import DEFAULT, Tolerance  # not in the kernel: it never compares outputs
 
     header = _header(source, name)
-    return Tolerance(*header["tolerance"][0]) if "tolerance" in header else DEFAULT
+    rtol, atol = header["tolerance"][0] if "tolerance" in header else (DEFAULT.rtol, DEFAULT.atol)
+    varies = header["varies"][0].pattern if "varies" in header else None
+    return Tolerance(rtol, atol, varies)
 
 
 def parse_declaration(source: str, name: str, key: str = "raises") -> Declaration | None:

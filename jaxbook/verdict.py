@@ -16,7 +16,7 @@ from jaxbook.compare import Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.files import write_atomic
 from jaxbook.results import CellResult
-from jaxbook.snippet import SnippetError, parse_tolerance, source_of
+from jaxbook.snippet import SnippetError, check_varies, parse_tolerance, source_of
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,10 @@ def judge(
     if cell.contract is not None:
         lines = cell.contract.strip().splitlines() or ["broken contract"]
         return Finding(name, "contract", lines[0], cell.contract)
+    try:  # a '# varies:' pattern that matches nothing breaks the contract, writing or comparing
+        check_varies(source_of(root / name), name, cell.text)
+    except (OSError, SnippetError) as exc:
+        return Finding(name, "contract", str(exc), str(exc))
     if not compare_output:
         return None
     expected = outputs.read_expected(root / name)

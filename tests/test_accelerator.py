@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from jaxbook import ROOT, runtime
-from jaxbook.compare import DEFAULT
+from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.deps import project_dependencies
 from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference
@@ -52,6 +52,14 @@ X, X_MOVED = "x: 1.000000\n", "x: 1.000200\n"  # 2e-4 apart: TF32-like
 )
 def test_each_output_gets_the_verdict_its_declarations_give(expected, actual, declared, variant, status):
     assert classify(expected, actual, DEFAULT, declared, variant)[0] == status
+
+
+@unit
+def test_a_declared_varying_span_is_hidden_under_the_platform_tolerance_too():
+    varies = Tolerance(DEFAULT.rtol, DEFAULT.atol, r"(?<= -> ).+")
+    expected, actual = "'a' -> <varies>\n" + X, "'a' -> 'bc'\n" + X_MOVED
+    assert classify(expected, actual, varies, TF32)[0] == "within tolerance"
+    assert classify(expected, actual.replace("'a'", "'b'"), varies, TF32)[0] == "differs"
 
 
 @unit

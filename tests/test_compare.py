@@ -11,6 +11,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from jaxbook import ROOT, compare, outputs, pages, verdict
 from jaxbook.compare import DEFAULT, Tolerance
+from jaxbook.results import CellResult
 from jaxbook.snippet import parse_tolerance, source_of
 
 #: Reads none of the book's content but what its tests name (tests/pass_cache.py): an edit of a
@@ -73,6 +74,34 @@ def test_the_message_names_the_snippet_each_number_out_of_tolerance_a_diff_and_t
     assert compare.explain("a: 1\n", "a: 2\n") == ["line 1: the text differs, not only its numbers"]
 
 
+def test_a_declared_varying_span_may_differ_and_everything_else_is_compared_as_ever():
+    """``# varies:`` hides the text its regex matches on both sides (the .out holds <varies>);
+    the checks around it are still compared exactly."""
+    varies = parse_tolerance("# varies: (?<= -> ).+ -- sampled text\nx = 1\n", "x.py")
+    expected = "'The ' -> <varies>\nsame: True 0.500\n"
+    here, there = "'The ' -> 'cat sat'\nsame: True 0.500\n", "'The ' -> 'dog\\nran'\nsame: True 0.500\n"
+    assert compare.matches(expected, here, varies) and compare.matches(here, there, varies)
+    assert not compare.matches(here, there)  # undeclared, the same difference fails
+    assert not compare.matches(expected, here.replace("True", "False"), varies)
+    assert not compare.matches(expected, here.replace("0.500", "0.600"), varies)
+    assert not compare.matches(expected, here.replace("'The '", "'A '"), varies)  # outside the span
+    assert not compare.matches(expected, here + "extra\n", varies)
+    assert compare.explain(expected, here.replace("True", "False"), varies) == [
+        "line 2: the text differs, not only its numbers"
+    ]
+
+
+def test_a_varies_pattern_that_matches_nothing_in_the_output_breaks_the_contract(tmp_path):
+    (tmp_path / "snippets" / "a").mkdir(parents=True)
+    (tmp_path / "snippets" / "a" / "b.py").write_text("# varies: (?<= -> ).+ -- sampled\nprint(1)\n")
+    (tmp_path / "snippets" / "a" / "b.out").write_text("'x' -> <varies>\n")
+    for compare_output in (False, True):  # writing the .out, or comparing with it
+        finding = verdict.judge(CellResult("snippets/a/b.py", text="no arrow\n"), tmp_path, compare_output)
+        assert finding.kind == "contract", finding
+        assert finding.summary.startswith("snippets/a/b.py:1: malformed varies declaration"), finding
+    assert verdict.judge(CellResult("snippets/a/b.py", text="'x' -> 'y'\n"), tmp_path) is None
+
+
 def test_required_is_the_smallest_tolerance_that_matches():
     expected, actual = "w 2.9973, 0.0\n", "w 2.9968, 1e-09\n"
     needed = compare.required(expected, actual)
@@ -95,7 +124,7 @@ def test_every_declared_tolerance_is_wider_than_the_default_and_says_why():
     declared = {}
     for path in pages.snippet_files(ROOT):
         tolerance = parse_tolerance(source_of(path), path.name)
-        if tolerance != DEFAULT:
+        if (tolerance.rtol, tolerance.atol) != (DEFAULT.rtol, DEFAULT.atol):  # '# varies:' aside
             declared[path] = tolerance
             assert tolerance.rtol > DEFAULT.rtol or tolerance.atol > DEFAULT.atol, path
     # The failure of issue 26: on a CPU with AVX-512 (FP16) the float16 training loop prints

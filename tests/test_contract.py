@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -12,9 +13,12 @@ from jaxbook.compare import DEFAULT, Tolerance
 from jaxbook.snippet import (
     PlatformDifference,
     SnippetError,
+    Varies,
+    check_varies,
     execute,
     parse_platforms,
     parse_tolerance,
+    parse_varies,
     restored_state,
     scrub,
     trimmed_traceback,
@@ -206,6 +210,30 @@ def test_declarations_are_read_with_their_values():
     both = parse_platforms("# platform: gpu, tpu differs -- device names\n", "x.py")
     assert sorted(both) == ["gpu", "tpu"] and all(d.differs for d in both.values())
     assert parse_platforms("x = 1\n", "x.py") == {}
+
+
+def test_a_varies_declaration_is_read_and_a_malformed_one_names_file_and_line():
+    source = "# tolerance: rtol=1e-3 -- bf16\n# varies: (?<= -> ).+ -- sampled text\nx = 1\n"
+    assert parse_varies(source, "x.py") == Varies("(?<= -> ).+", "sampled text", 2)
+    assert parse_tolerance(source, "x.py") == Tolerance(rtol=1e-3, varies="(?<= -> ).+")
+    assert parse_varies("x = 1\n", "x.py") is None
+    check_varies(source, "x.py", "'The ' -> 'cat'\n")
+    with pytest.raises(SnippetError, match=r"^x\.py:2: malformed varies declaration: .* matches nothing"):
+        check_varies(source, "x.py", "no arrow here\n")
+    for line, why in (
+        ("# varies: (?<= -> .+ -- sampled", "not a valid regular expression"),
+        ("# varies: (?<= -> ).+", "give a regex, then ' -- ' and why"),
+        ("# varies:  -- sampled", "give a regex, then ' -- ' and why"),
+        ("# varies: x* -- sampled", "matches the empty text"),
+    ):
+        with pytest.raises(
+            SnippetError, match=rf"^x\.py:3: malformed varies declaration: .*{re.escape(why)}"
+        ):
+            parse_tolerance(f"# A snippet\n\n{line}\nx = 1\n", "x.py")
+    with pytest.raises(SnippetError, match=r"^x\.py:3: malformed varies declaration: a second"):
+        parse_varies("# varies: a -- b\n\n# varies: c -- d\n", "x.py")
+    with pytest.raises(SnippetError, match=r"^x\.py:2: malformed varies declaration: .* before any code"):
+        parse_varies("x = 1\n# varies: a -- b\n", "x.py")
 
 
 def test_timeout_names_the_line():

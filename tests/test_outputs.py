@@ -77,6 +77,15 @@ def test_write_expected_keeps_a_file_that_matches_within_tolerance(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["s.out"]  # no temporary file left behind
 
 
+def test_write_expected_writes_a_declared_varying_span_as_varies(tmp_path):
+    snippet, varies = tmp_path / "s.py", Tolerance(rtol=1e-6, varies=r"(?<= -> ).+")
+    assert outputs.write_expected(snippet, "'The ' -> 'cat'\nok: True\n", varies) is True
+    assert outputs.read_expected(snippet) == "'The ' -> <varies>\nok: True\n"
+    assert outputs.write_expected(snippet, "'The ' -> 'dog'\nok: True\n", varies) is False
+    assert outputs.write_expected(snippet, "'The ' -> 'dog'\nok: False\n", varies) is True
+    assert outputs.read_expected(snippet) == "'The ' -> <varies>\nok: False\n"
+
+
 def test_page_rule_cases(tmp_path):
     for page in ("index.md", "guide/jit.md", "docs/faq.md", "practice/arrays/masked_mean.md"):
         (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from docutils import nodes
 
 from jaxbook import ROOT
 from jaxbook.downloads import on_html_page_context, shown_lines
-from jaxbook.reader import reader_view
+from jaxbook.reader import reader_view, varies_note
 from jaxbook.snippet import SnippetError
 from jaxbook.sphinxext import getcode, stamp
 from jaxbook.upstream import theme
@@ -73,6 +73,12 @@ def test_the_labels_say_what_the_declarations_mean():
     assert stamp.platform_notes(tolerance.platforms) == [
         "On a GPU, the last digits of this output can differ: XLA's tanh (an approximation)."
     ]
+    varies = reader_view("# varies: (?<= -> ).+ -- the model trained in bfloat16\nx = 1\n", "x.py")
+    assert varies.source == "x = 1\n" and varies.varies == "the model trained in bfloat16"
+    assert varies_note(varies.varies) == (
+        "Part of this output can differ on your machine: the model trained in bfloat16."
+    )
+    assert varies_note(None) is None
 
 
 def cell(source: str) -> nodes.container:
@@ -104,6 +110,13 @@ def test_a_cell_shows_its_caption_its_code_and_its_platform_note():
     assert [p.astext() for p in differing[0]] == ["snippets/a/y.py"]
     assert differing[-1].astext().startswith("On a GPU or TPU, this output differs")
     assert "jaxbook-platform-note" in differing[-1]["classes"]
+    varying = cell("# varies: (?<= -> ).+ -- sampled from a trained model\nprint(1)\n")
+    stamp.show_as_reader(varying, "snippets/a/z.py")
+    assert next(varying.findall(nodes.literal_block)).astext() == "print(1)\n"
+    assert (
+        varying[-1].astext()
+        == "Part of this output can differ on your machine: sampled from a trained model."
+    )
 
 
 def test_the_stamp_is_one_short_sentence():

@@ -92,7 +92,7 @@ def classify(
     if declared is None:
         return "differs", _why(want, got, tolerance)
     if not declared.differs:
-        platform_tolerance = compare.Tolerance(declared.rtol, declared.atol)
+        platform_tolerance = compare.Tolerance(declared.rtol, declared.atol, tolerance.varies)
         if compare.matches(want, got, platform_tolerance):
             return "within tolerance", declared.reason
         return "differs", _why(want, got, platform_tolerance)

@@ -20,7 +20,7 @@ from pathlib import Path
 from docutils import nodes
 
 from jaxbook import book_root, pages
-from jaxbook.reader import reader_view
+from jaxbook.reader import reader_view, varies_note
 from jaxbook.snippet import PlatformDifference, display_path
 from jaxbook.sphinxext import code_paragraph
 from jaxbook.upstream import mystnb
@@ -82,6 +82,9 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
     cell.insert(0, caption)
     for note in platform_notes(view.platforms):
         cell += code_paragraph(note, ["jaxbook-platform-note"])
+    varies = varies_note(view.varies)
+    if varies:
+        cell += code_paragraph(varies, ["jaxbook-platform-note"])
     cell["classes"].append("jaxbook-cell")
 
 
