@@ -200,9 +200,26 @@ def new_page(shell, baseline: Baseline) -> None:
     gc.collect()
 
 
+def without_tcp() -> None:
+    """Start IPython's kernel with no TCP socket at all. It talks over Unix sockets
+    (:class:`jaxbook.execute.Kernel`), but ipykernel also binds a pipe for the output of forked
+    processes to a TCP port of 127.0.0.1, and on a machine with no TCP/IP (a TPU host) libzmq aborts
+    the kernel there ("Address family not supported by protocol"). The book records what a snippet
+    prints in this process (:class:`_Tee`), never a forked child's output: the pipe goes."""
+    from ipykernel import iostream, kernelapp
+
+    class IOPubThread(iostream.IOPubThread):
+        def __init__(self, socket, pipe=False, **kwargs):
+            super().__init__(socket, pipe=False, **kwargs)
+
+    kernelapp.IOPubThread = IOPubThread
+
+
 def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
     from IPython.core import application
+
+    without_tcp()
 
     # No configuration but the kernel's own empty profile: not the machine's or the Python
     # environment's (/etc/ipython, ...), whose exec_lines no key holds.

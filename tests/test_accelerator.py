@@ -327,3 +327,31 @@ def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_rea
     broken["roofline"]["rows"][2]["tflops"] = "fast"
     with pytest.raises(ValueError, match=r"rows\[2\]\.tflops: 'fast' is not float"):
         chip_record.check(broken)
+
+
+@pytest.mark.inputs(ROOT / "tools" / "check_record.py", ROOT / "docs" / "records" / "tpu_v5e_check.json")
+def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_verdicts():
+    """The report of the check's run on the lent TPU v5e (tools/check_record.py): stamped, every
+    verdict one of the check's, the counts and reasons the tally of its verdicts, what the chip
+    printed kept where it differs, and no snippet both run and not reached. A record edited by hand
+    into another shape fails."""
+    import copy
+
+    from tools import check_record
+
+    record = json.loads((ROOT / "docs" / "records" / "tpu_v5e_check.json").read_text(encoding="utf-8"))
+    check_record.check(record)
+    assert record["stamp"]["backend"] == "tpu" and record["stamp"]["device_kind"].startswith("TPU")
+    assert check_record.STATUSES == accelerator.STATUSES
+    assert set(record["counts"]) <= set(accelerator.STATUSES)
+    for change in (
+        lambda r: r["counts"].update(same=r["counts"].get("same", 0) + 1),
+        lambda r: r["not_reached"].append(r["snippets"][0]["snippet"]),
+        lambda r: r["snippets"][0].update(status="fine"),
+        lambda r: r["reasons"].update(other=r["reasons"].get("other", 0) + 1),
+        lambda r: r["stamp"].pop("jax"),
+    ):
+        edited = copy.deepcopy(record)
+        change(edited)
+        with pytest.raises(ValueError):
+            check_record.check(edited)

@@ -1,10 +1,13 @@
 """The book's kernel (jaxbook.kernel) as the executor starts it: kernels started at the same moment
-do not collide (they talk over Unix sockets, no TCP port is picked), it runs only the machinery its
+do not collide (they talk over Unix sockets, no TCP port is picked; it runs on a machine with no
+TCP/IP at all), it runs only the machinery its
 key holds, and none of the user's settings reach it."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -97,3 +100,33 @@ def test_a_readers_kernel_gets_none_of_the_users_python_variables_either(tmp_pat
     assert env["HOME"] == "/home/a" and env["LANG"] == "C.UTF-8"
     assert env["IPYTHONDIR"] == str(tmp_path / "ipython")
     assert (tmp_path / "matplotlibrc").read_text() == ""
+
+
+#: A machine with no TCP/IP (the TPU host lent to the book has none): every IPv4 and IPv6 socket and
+#: the list of network interfaces fail as they fail there, which made libzmq abort the kernel.
+NO_TCP = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <sys/socket.h>
+int getifaddrs(struct ifaddrs **found) { errno = EAFNOSUPPORT; return -1; }
+int socket(int domain, int type, int protocol) {
+  static int (*real)(int, int, int);
+  if (domain == AF_INET || domain == AF_INET6) { errno = EAFNOSUPPORT; return -1; }
+  if (!real) real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+  return real(domain, type, protocol);
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler to take TCP/IP away")
+def test_the_kernel_runs_on_a_machine_without_tcp(tmp_path, monkeypatch):
+    (tmp_path / "no_tcp.c").write_text(NO_TCP)
+    library = tmp_path / "no_tcp.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", library, tmp_path / "no_tcp.c", "-ldl"], check=True)
+    monkeypatch.setenv("LD_PRELOAD", str(library))  # the kernel's process only: this one is running
+    probe = "import socket\n\ntry:\n    socket.socket()\nexcept OSError as exc:\n    print(exc.strerror)\nprint(6 * 7)\n"
+    (cell,), _ = run_page(tmp_path / "book", probe)
+    assert cell.contract is None, cell
+    assert cell.text == "Address family not supported by protocol\n42\n"  # no TCP there, and it ran

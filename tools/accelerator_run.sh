@@ -10,8 +10,9 @@
 # (python -m tools.accelerator --accept: what differs or broke runs again on the machine's CPU, to
 # tell a platform difference from a version difference) and the chip measurements
 # (python -m tools.chip_measure), packs both into $OUT/accelerator.tar.gz (or _build/) and copies
-# report.txt and chip.json beside it. CHECK_SECONDS and MEASURE_SECONDS bound the two steps; what a
-# stopped step wrote so far is packed all the same. CHECK_ARGS: more arguments of the check
+# report.txt and chip.json beside it. CHECK_SECONDS and MEASURE_SECONDS bound the two steps, and
+# CHECK_UNTIL (seconds since the epoch) the check's end whatever the set-up took; what a stopped
+# step wrote so far is packed all the same. CHECK_ARGS: more arguments of the check
 # (--page guide/jit.md ...).
 #
 #   bash tools/accelerator_run.sh [EXTRA]      (EXTRA: JAX's extra for the device, default cuda12)
@@ -116,7 +117,12 @@ own() {
     sleep 5 # a chip can refuse a program started just after another ended
     case $step in
       check | all)
-        env -u PYTHONPATH timeout "${CHECK_SECONDS:-3000}" "$jpy" -m tools.accelerator --accept --out "$report" ${CHECK_ARGS:-} ||
+        local seconds=${CHECK_SECONDS:-3000}
+        if [ -n "${CHECK_UNTIL:-}" ] && ((CHECK_UNTIL - $(date +%s) < seconds)); then
+          seconds=$((CHECK_UNTIL - $(date +%s) > 1 ? CHECK_UNTIL - $(date +%s) : 1))
+        fi
+        echo "== the check: at most $seconds s"
+        env -u PYTHONPATH timeout "$seconds" "$jpy" -m tools.accelerator --accept --out "$report" ${CHECK_ARGS:-} ||
           status=$?
         ;;&
       measure | all)
