@@ -14,4 +14,4 @@ g = np.zeros((3, 4), dtype=np.int32)
 g[rows, cols] += 1
 h = np.zeros((3, 4), dtype=np.int32)
 np.add.at(h, (rows, cols), 1)
-print("corner (0, 0): NumPy's g[rows, cols] += 1 gives", g[0, 0], "| np.add.at gives", h[0, 0])
+print("corner: NumPy's g[rows, cols] += 1:", g[0, 0], "| np.add.at:", h[0, 0])

@@ -12,7 +12,7 @@ def attention(q, k, v):
 batch, seq, heads, head_dim = 2, 5, 4, 8
 kq, kk, kv = jax.random.split(jax.random.key(0), 3)
 q = jax.random.normal(kq, (batch, seq, heads, head_dim))  # layout (B, T, N, H)
-k = jax.random.normal(kk, (batch, seq, heads, head_dim))  # (B, S, N, H), S = T here
+k = jax.random.normal(kk, (batch, seq, heads, head_dim))  # (B, S, N, H); S = T
 v = jax.random.normal(kv, (batch, seq, heads, head_dim))
 
 # q: (T, N, H), k and v: (S, N, H) -> (T, N, H)
