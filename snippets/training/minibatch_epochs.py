@@ -41,7 +41,7 @@ for epoch in range(EPOCHS):
         print(f"epoch {epoch}: first examples {order[:6].tolist()}")
     xs, ys = batches(order, x, y)
     for xb, yb in zip(xs, ys):
-        old_w = params[0]["w"]
+        old_w = params[0]["w"]  # the weights this step is passed (and donates)
         params, opt_state, loss = train_step(params, opt_state, xb, yb)
     if epoch % 5 == 4:
         print(

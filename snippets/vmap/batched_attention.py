@@ -4,18 +4,18 @@ import jax.numpy as jnp
 
 def attention(q, k, v):
     """Scaled dot-product attention for ONE head of ONE sequence.
-    q: (t, h), k: (s, h), v: (s, h) -> (t, h)."""
-    scores = q @ k.T / jnp.sqrt(q.shape[-1])  # (t, s)
+    q: (T, H), k: (S, H), v: (S, H) -> (T, H)."""
+    scores = q @ k.T / jnp.sqrt(q.shape[-1])  # (T, S)
     return jax.nn.softmax(scores, axis=-1) @ v
 
 
 batch, seq, heads, head_dim = 2, 5, 4, 8
 kq, kk, kv = jax.random.split(jax.random.key(0), 3)
 q = jax.random.normal(kq, (batch, seq, heads, head_dim))  # layout (B, T, N, H)
-k = jax.random.normal(kk, (batch, seq, heads, head_dim))
+k = jax.random.normal(kk, (batch, seq, heads, head_dim))  # (B, S, N, H); S = T
 v = jax.random.normal(kv, (batch, seq, heads, head_dim))
 
-# (T, N, H) -> (T, N, H)
+# q: (T, N, H), k and v: (S, N, H) -> (T, N, H)
 over_heads = jax.vmap(attention, in_axes=1, out_axes=1)
 # (B, T, N, H) -> (B, T, N, H)
 over_batch = jax.vmap(over_heads, in_axes=0, out_axes=0)

@@ -12,10 +12,10 @@ import jax.numpy as jnp
 def masked_mean(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array:
     """Mean of the entries of ``x`` where ``mask`` is True, along ``axis``.
 
-    x: float array of any shape (float32 in the tests); mask: bool array of the
-    same shape; axis: a Python int (negative values count from the end).
-    Returns x's shape with ``axis`` removed, same dtype as ``x``. For the last
-    axis:
+    x: float array of any shape (float32, bfloat16 or float16 in the tests);
+    mask: bool array of the same shape; axis: a Python int (negative values
+    count from the end). Returns x's shape with ``axis`` removed, same dtype as
+    ``x``. For the last axis:
 
         out[...] = sum(x[..., k] where mask[..., k]) / count(mask[..., k])
 

@@ -15,8 +15,8 @@ def top_k_filter(logits: jax.Array, k: int) -> jax.Array:
     """Keep the ``k`` largest logits along the last axis and set all others to
     ``-inf``.
 
-    logits: (..., V) float32. k: Python int with 1 <= k <= V (static under
-    ``jax.jit``).
+    logits: (..., V) float32, bfloat16 or float16. k: Python int with
+    1 <= k <= V (static under ``jax.jit``).
     Returns an array of the same shape and dtype. Exactly ``k`` entries per row
     keep their value: among equal logits the lower index is kept (the rule of
     ``jax.lax.top_k``).
