@@ -356,6 +356,7 @@ def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_ver
         # its re-judgement (check_record --rejudge): counts that are not its verdicts, a snippet
         # whose code changed since the run judged again, a snippet neither judged nor listed
         lambda r: r["rejudged"]["counts"].update(same=r["rejudged"]["counts"]["same"] + 1),
+        lambda r: r["rejudged"]["counts"].pop("differs"),
         lambda r: r["rejudged"]["snippets"][0].update(code_now="0" * 16),
         lambda r: r["rejudged"]["not_rejudged"].pop(),
     ):
@@ -437,7 +438,13 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
         "snippets/s/x.py": "accelerator output",
         "snippets/s/w.py": "version difference",  # the CPU re-run's verdict stands
     }
-    assert part["counts"] == {"accelerator output": 1, "version difference": 1}
+    assert {status: n for status, n in part["counts"].items() if n} == {
+        "accelerator output": 1,
+        "version difference": 1,
+    }
+    assert set(part["counts"]) == set(check_record.STATUSES)  # zeros too, for a page to cite
+    assert (part["judged"], part["not_judged"]) == (2, 2)
+    assert part["why_not"] == {check_record.DELETED: 1, check_record.EDITED: 1}
     assert {v["snippet"]: v["why"] for v in part["not_rejudged"]} == {
         "snippets/s/y.py": check_record.EDITED,
         "snippets/s/z.py": check_record.DELETED,
@@ -452,6 +459,8 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
         lambda r: r["rejudged"]["counts"].update(same=1),
         lambda r: r["rejudged"]["not_rejudged"][0].update(why="fine"),
         lambda r: r["rejudged"].update(commit="HEAD"),
+        lambda r: r["rejudged"].update(not_judged=1),
+        lambda r: r["rejudged"]["why_not"].update({check_record.DELETED: 2}),
     ):
         edited = copy.deepcopy(again)
         change(edited)

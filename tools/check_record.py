@@ -80,6 +80,9 @@ REJUDGED = {
     "method": str,
     "counts": dict,
     "reasons": dict,
+    "judged": int,
+    "not_judged": int,
+    "why_not": dict,
     "snippets": list,
     "not_rejudged": list,
 }
@@ -210,8 +213,11 @@ def rejudge(
             "commit": commit,
             "date": date,
             "method": method,
-            "counts": {status: counts[status] for status in STATUSES if counts[status]},
+            "counts": {status: counts[status] for status in STATUSES},  # zeros too: a page cites them
             "reasons": dict(sorted(Counter(v["reason"] for v in verdicts if "reason" in v).items())),
+            "judged": len(verdicts),
+            "not_judged": len(left),
+            "why_not": dict(sorted(Counter(entry["why"] for entry in left).items())),
             "snippets": verdicts,
             "not_rejudged": left,
         }
@@ -302,11 +308,16 @@ def _check_rejudged(again, names: set, fields) -> None:
     if len(seen) != len(set(seen)) or set(seen) != names:
         raise ValueError("rejudged: each snippet the run reached is judged again or listed as not, once")
     tally = Counter(entry["status"] for entry in again["snippets"])
-    if again["counts"] != {status: tally[status] for status in STATUSES if tally[status]}:
+    if again["counts"] != {status: tally[status] for status in STATUSES}:
         raise ValueError(f"rejudged.counts: {again['counts']} is not the tally of the verdicts {dict(tally)}")
     reasons = Counter(entry["reason"] for entry in again["snippets"] if "reason" in entry)
     if again["reasons"] != dict(reasons):
         raise ValueError(f"rejudged.reasons: {again['reasons']} is not the tally of the reasons")
+    why_not = Counter(entry["why"] for entry in again["not_rejudged"])
+    if again["why_not"] != dict(why_not):
+        raise ValueError(f"rejudged.why_not: {again['why_not']} is not the tally of why not")
+    if again["judged"] != len(again["snippets"]) or again["not_judged"] != len(again["not_rejudged"]):
+        raise ValueError("rejudged: judged and not_judged are not the lengths of the lists")
 
 
 def text(record: dict, expected: dict[str, str]) -> str:
@@ -330,7 +341,8 @@ def text(record: dict, expected: dict[str, str]) -> str:
         left = Counter(entry["why"] for entry in again["not_rejudged"])
         lines += [
             f"the same outputs judged against the declarations of {again['commit'][:12]} "
-            f"({again['date']}): " + ", ".join(f"{n} {status}" for status, n in again["counts"].items()),
+            f"({again['date']}): "
+            + ", ".join(f"{n} {status}" for status, n in again["counts"].items() if n or status == "differs"),
             "  broke or needs devices, by reason: "
             + ", ".join(f"{n} {why}" for why, n in again["reasons"].items()),
             f"  not judged again: {len(again['not_rejudged'])}"
