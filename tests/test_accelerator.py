@@ -143,6 +143,12 @@ def test_a_mesh_needs_8_devices_and_the_other_snippets_print_their_out_file(tmp_
     assert report["stamp"]["backend"] == "cpu"
     labels = {s["snippet"]: s["status"] for s in report["snippets"]}
     assert labels == {f"snippets/{MESH}": mesh, f"snippets/{PLAIN}": "same", f"snippets/{PLACED}": "same"}
+    # the progress file keeps the hash of the code each snippet ran, for a later re-judgement
+    from tools.check_record import code_hash
+
+    lines = [json.loads(line) for line in (tmp_path / accelerator.PROGRESS).read_text().splitlines()]
+    sources = {name: value for line in lines for name, value in line.get("sources", {}).items()}
+    assert sources == {name: code_hash((ROOT / name).read_text(encoding="utf-8")) for name in labels}
 
 
 @unit
@@ -470,6 +476,12 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
     (folder / "w.py").write_text("# platform: tpu rtol=1e-3 -- TPU\nprint('w')  # now\n", encoding="utf-8")
     later = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:40 UTC")
     assert "snippets/s/w.py" in {v["snippet"] for v in later["rejudged"]["not_rejudged"]}
+    # a run that recorded the hash of the code it ran is compared by that hash, not by git
+    lines[1]["sources"] = {"snippets/s/w.py": check_record.code_hash((folder / "w.py").read_text())}
+    progress.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    hashed = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:50 UTC")["rejudged"]
+    assert hashed["method"] == "the code hashes the run recorded"
+    assert "snippets/s/w.py" in {v["snippet"] for v in hashed["snippets"]}  # judged again
 
 
 def asdict_cell(snippet, text):
