@@ -143,6 +143,12 @@ def test_a_mesh_needs_8_devices_and_the_other_snippets_print_their_out_file(tmp_
     assert report["stamp"]["backend"] == "cpu"
     labels = {s["snippet"]: s["status"] for s in report["snippets"]}
     assert labels == {f"snippets/{MESH}": mesh, f"snippets/{PLAIN}": "same", f"snippets/{PLACED}": "same"}
+    # the progress file keeps the hash of the code each snippet ran, for a later re-judgement
+    from tools.check_record import code_hash
+
+    lines = [json.loads(line) for line in (tmp_path / accelerator.PROGRESS).read_text().splitlines()]
+    sources = {name: value for line in lines for name, value in line.get("sources", {}).items()}
+    assert sources == {name: code_hash((ROOT / name).read_text(encoding="utf-8")) for name in labels}
 
 
 @unit
@@ -333,8 +339,9 @@ def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_rea
 def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_verdicts():
     """The report of the check's run on the lent TPU v5e (tools/check_record.py): stamped, every
     verdict one of the check's, the counts and reasons the tally of its verdicts, what the chip
-    printed kept where it differs, and no snippet both run and not reached. A record edited by hand
-    into another shape fails."""
+    printed kept where it differs, and no snippet both run and not reached; its re-judgement against
+    later declarations the same, and judging only snippets whose code is the code the chip ran. A
+    record edited by hand into another shape fails."""
     import copy
 
     from tools import check_record
@@ -344,14 +351,140 @@ def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_ver
     assert record["stamp"]["backend"] == "tpu" and record["stamp"]["device_kind"].startswith("TPU")
     assert check_record.STATUSES == accelerator.STATUSES
     assert set(record["counts"]) <= set(accelerator.STATUSES)
+    again = record["rejudged"]  # the same outputs against the declarations reviewed since
+    assert sum(again["counts"].values()) + len(again["not_rejudged"]) == record["check"]["reached"]
     for change in (
         lambda r: r["counts"].update(same=r["counts"].get("same", 0) + 1),
         lambda r: r["not_reached"].append(r["snippets"][0]["snippet"]),
         lambda r: r["snippets"][0].update(status="fine"),
         lambda r: r["reasons"].update(other=r["reasons"].get("other", 0) + 1),
         lambda r: r["stamp"].pop("jax"),
+        # its re-judgement (check_record --rejudge): counts that are not its verdicts, a snippet
+        # whose code changed since the run judged again, a snippet neither judged nor listed
+        lambda r: r["rejudged"]["counts"].update(same=r["rejudged"]["counts"]["same"] + 1),
+        lambda r: r["rejudged"]["counts"].pop("differs"),
+        lambda r: r["rejudged"]["snippets"][0].update(code_now="0" * 16),
+        lambda r: r["rejudged"]["not_rejudged"].pop(),
     ):
         edited = copy.deepcopy(record)
         change(edited)
         with pytest.raises(ValueError):
             check_record.check(edited)
+
+
+def _git(root, *args, date=None):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t")
+    env |= {"GIT_COMMITTER_EMAIL": "t@t"}
+    if date:
+        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    done = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@unit
+def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_lists_what_changed(tmp_path):
+    """``check_record --rejudge``: the chip's outputs of snippets whose code is the code the chip ran
+    are judged against the declarations committed since (a ``# platform: tpu`` line and its
+    ``.tpu.out``: accelerator output); a snippet edited since the run or deleted is listed with why,
+    not judged; a verdict of the run's CPU re-run stands where the output still differs. The record
+    validates; one that claims a changed snippet was judged again, or whose counts are not its
+    verdicts, does not."""
+    import copy
+
+    from tools import check_record
+
+    folder = tmp_path / "snippets" / "s"
+    folder.mkdir(parents=True)
+    for name, out in {"x": TPU, "y": X, "z": X, "w": X}.items():
+        (folder / f"{name}.py").write_text(f"print({name!r})\n", encoding="utf-8")
+        (folder / f"{name}.out").write_text(out if name != "x" else CPU, encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "before the run", date="2026-12-06T05:00:00+00:00")
+    # since the run: x declares its TPU output, y's code changes, z is deleted, w is as it was
+    (folder / "x.py").write_text(
+        "# platform: tpu differs -- names the backend\nprint('x')\n", encoding="utf-8"
+    )
+    (folder / "x.tpu.out").write_text(TPU, encoding="utf-8")
+    (folder / "y.py").write_text("print('y', 2)\n", encoding="utf-8")
+    (folder / "z.py").unlink()
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "declarations", date="2026-12-06T06:00:00+00:00")
+    head = _git(tmp_path, "rev-parse", "HEAD")
+
+    printed = {"x": TPU, "y": X, "z": X, "w": X_MOVED + "more\n"}
+    cells = [asdict_cell(f"snippets/s/{n}.py", text) for n, text in printed.items()]
+    progress = tmp_path / "progress.jsonl"
+    stamp = {"backend": "tpu", "platform": "tpu", "devices": 1, "date": "2026-12-06 05:33 UTC"}
+    lines = [{"devices": "own", "stamp": stamp}, {"devices": "own", "cells": cells}]
+    progress.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = [
+        {"snippet": "snippets/s/x.py", "status": "differs", "detail": "line 1"},
+        {"snippet": "snippets/s/y.py", "status": "same", "detail": ""},
+        {"snippet": "snippets/s/z.py", "status": "same", "detail": ""},
+        {"snippet": "snippets/s/w.py", "status": "version difference", "detail": "prints the same"},
+    ]
+    run[0]["printed"] = TPU
+    record = {
+        "stamp": {"device_kind": "TPU v5 lite", "devices": 1, "backend": "tpu", "jax": "0.10.2"}
+        | {"date": stamp["date"], "jaxlib": "0.10.2", "python": "3.11"},
+        "cpu_rerun": {"jax": "0.10.2", "python": "3.11", "date": "2026-12-06 05:39 UTC"},
+        "check": {"limit_seconds": 60, "order": "the book's", "reached": 4, "not_reached": 0},
+        "counts": {"same": 2, "version difference": 1, "differs": 1},
+        "reasons": {},
+        "snippets": run,
+        "not_reached": [],
+    }
+    check_record.check(record)
+    again = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:30 UTC")
+    check_record.check(again)
+    part = again["rejudged"]
+    assert part["commit"] == head and again["counts"] == record["counts"]  # the run's stay
+    assert {v["snippet"]: v["status"] for v in part["snippets"]} == {
+        "snippets/s/x.py": "accelerator output",
+        "snippets/s/w.py": "version difference",  # the CPU re-run's verdict stands
+    }
+    assert {status: n for status, n in part["counts"].items() if n} == {
+        "accelerator output": 1,
+        "version difference": 1,
+    }
+    assert set(part["counts"]) == set(check_record.STATUSES)  # zeros too, for a page to cite
+    assert (part["judged"], part["not_judged"]) == (2, 2)
+    assert part["why_not"] == {check_record.DELETED: 1, check_record.EDITED: 1}
+    assert {v["snippet"]: v["why"] for v in part["not_rejudged"]} == {
+        "snippets/s/y.py": check_record.EDITED,
+        "snippets/s/z.py": check_record.DELETED,
+    }
+    assert "git log --before" in part["method"]
+    summary = check_record.text(again, {})
+    assert "the run, 2026-12-06 05:33 UTC: 2 same, 1 version difference, 1 differs" in summary
+    assert f"judged against the declarations of {head[:12]} (2026-12-06 06:30 UTC): 1 accelerator" in summary
+    for change in (
+        lambda r: r["rejudged"]["snippets"][0].update(code_now="0" * 16),  # claims a changed snippet
+        lambda r: r["rejudged"]["not_rejudged"].pop(),
+        lambda r: r["rejudged"]["counts"].update(same=1),
+        lambda r: r["rejudged"]["not_rejudged"][0].update(why="fine"),
+        lambda r: r["rejudged"].update(commit="HEAD"),
+        lambda r: r["rejudged"].update(not_judged=1),
+        lambda r: r["rejudged"]["why_not"].update({check_record.DELETED: 2}),
+    ):
+        edited = copy.deepcopy(again)
+        change(edited)
+        with pytest.raises(ValueError):
+            check_record.check(edited)
+    # a change to the code of a snippet moves it out of the judged ones, even with new declarations
+    (folder / "w.py").write_text("# platform: tpu rtol=1e-3 -- TPU\nprint('w')  # now\n", encoding="utf-8")
+    later = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:40 UTC")
+    assert "snippets/s/w.py" in {v["snippet"] for v in later["rejudged"]["not_rejudged"]}
+    # a run that recorded the hash of the code it ran is compared by that hash, not by git
+    lines[1]["sources"] = {"snippets/s/w.py": check_record.code_hash((folder / "w.py").read_text())}
+    progress.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    hashed = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:50 UTC")["rejudged"]
+    assert hashed["method"] == "the code hashes the run recorded"
+    assert "snippets/s/w.py" in {v["snippet"] for v in hashed["snippets"]}  # judged again
+
+
+def asdict_cell(snippet, text):
+    from dataclasses import asdict
+
+    return asdict(CellResult(snippet=snippet, text=text))

@@ -97,6 +97,32 @@ def test_every_reference_on_the_pages_resolves_and_the_quoting_pages_keep_theirs
     assert {page: counted.get(page, 0) > 0 for page in QUOTING} == dict.fromkeys(QUOTING, True)
 
 
+def test_the_last_tpu_check_on_the_page_is_read_from_its_record():
+    """docs/accelerators.md's "The last check on a TPU" quotes the check's record
+    (docs/records/tpu_v5e_check.json, tools/check_record.py) through ``{chip}`` references: the
+    run's stamp and every count it has, the re-judgement's commit, date and every count it has (and
+    its differs, zero or not), how many it could not judge; and no figure is copied into the prose
+    by hand (the only numbers left are device counts, an errno and the GPU run's date)."""
+    text = (ROOT / "docs" / "accelerators.md").read_text(encoding="utf-8")
+    start = text.index("\n## The last check on a TPU\n")
+    section = text[start : text.index("\n## ", start + 1)]
+    record = json.loads((ROOT / chip.FOLDER / "tpu_v5e_check.json").read_text(encoding="utf-8"))
+    cited = {m[2].split("|")[0].strip() for m in chip.ROLE.finditer(section) if m[1] == "chip"}
+    again = record["rejudged"]
+    wanted = {"stamp.device_kind", "stamp.jax", "stamp.date", "check.reached", "check.not_reached"}
+    wanted |= {f"counts.{status}" for status in record["counts"]}
+    wanted |= {"rejudged.commit", "rejudged.date", "rejudged.not_judged", "rejudged.counts.differs"}
+    wanted |= {f"rejudged.counts.{status}" for status, n in again["counts"].items() if n}
+    assert {f"tpu_v5e_check:{key}" for key in wanted} <= cited, sorted(
+        {f"tpu_v5e_check:{key}" for key in wanted} - cited
+    )
+    for reference in cited:
+        chip.reference_text(ROOT, "chip", reference)  # each resolves (ChipError otherwise)
+    prose = chip.ROLE.sub("", section)
+    numbers = set(re.findall(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.])", prose))
+    assert numbers <= {"4", "8", "97", "2026"}, f"figures copied by hand: {sorted(numbers)}"
+
+
 def test_a_reference_shows_the_figure_as_stored_or_as_asked():
     root = ROOT
     assert chip.reference_text(root, "chip", "tpu_v5e:datasheet.hbm_gbps") == "819"  # 819.0 stored

@@ -23,6 +23,7 @@ from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.execute import Kernel
 from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
+from tools.check_record import code_hash
 
 #: The verdicts, in the report's order; the last two fail the check.
 NEEDS_DEVICES = f"needs {runtime.DEVICE_COUNT} devices"
@@ -128,7 +129,8 @@ def run(
 ) -> tuple[dict, dict]:
     """Run each page's snippets (``{page: [paths]}``) in the book's kernel on ``devices``
     (``JAXBOOK_DEVICES``): ``(stamp, {snippet name: CellResult})``. Nothing is stored but, with
-    ``progress``, one line of JSON per page appended to that file as it ends."""
+    ``progress``, one line of JSON per page appended to that file as it ends, with the hash of each
+    snippet's code that ran (``sources``: ``check_record --rejudge`` judges only code unchanged)."""
     with mock.patch.dict(os.environ, JAXBOOK_DEVICES=devices):
         kernel = Kernel(root)
     results = {}
@@ -142,7 +144,11 @@ def run(
             results.update((cell.snippet, cell) for cell in cells)
             if progress is not None:
                 with progress.open("a", encoding="utf-8") as log:
-                    log.write(json.dumps({"devices": devices, "cells": [asdict(c) for c in cells]}) + "\n")
+                    sources = {
+                        c.snippet: code_hash((root / c.snippet).read_text(encoding="utf-8")) for c in cells
+                    }
+                    page = {"devices": devices, "cells": [asdict(c) for c in cells], "sources": sources}
+                    log.write(json.dumps(page) + "\n")
     finally:
         kernel.close()
     return found, results

@@ -9,12 +9,25 @@ difference prints the same there; a snippet that prints its ``.out`` on the book
 devices but not on the chip's count needs the book's devices). The record keeps the stamp, the
 count of each verdict, why each snippet that broke broke, every verdict with the chip's output where
 it differs, and the snippets the run did not reach in its time. :func:`check` validates its shape.
+
+``--rejudge RECORD``: the same outputs judged again against the declarations the snippets hold now
+(``# platform:`` lines and ``.<platform>.out`` files reviewed since the run). The run's stamp, counts
+and verdicts stay as they were; a ``rejudged`` part is added with the commit of the declarations, the
+date, the new counts and verdicts, and the snippets it could not judge again: deleted since the run,
+or whose code (every line but its ``# platform:`` lines) is not the code the chip ran. The code at
+the run is the hash the run recorded (``sources`` in its progress file) where it did, otherwise the
+file at the last commit before the run's date that touched it (``git log --before``). A verdict the
+run's CPU re-run gave (a version difference, needs 8 devices) stays where the chip's output still
+differs under the new declarations: the CPU's outputs did not change either.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -60,6 +73,26 @@ SHAPE = {
 }
 CHECK = {"limit_seconds": int, "order": str, "reached": int, "not_reached": int}
 SNIPPET = {"snippet": str, "status": str, "detail": str}
+#: The re-judgement's fields (``record["rejudged"]``), each verdict's and each snippet's left out.
+REJUDGED = {
+    "commit": str,
+    "date": str,
+    "method": str,
+    "counts": dict,
+    "reasons": dict,
+    "judged": int,
+    "not_judged": int,
+    "why_not": dict,
+    "snippets": list,
+    "not_rejudged": list,
+}
+REJUDGED_SNIPPET = SNIPPET | {"code_at_run": str, "code_now": str}
+NOT_REJUDGED = {"snippet": str, "why": str, "code_at_run": str}
+#: Why a snippet is not judged again.
+DELETED, EDITED, UNKNOWN = "deleted since the run", "its code changed since the run", "no code at the run"
+#: The verdicts that only the CPU re-run gives; they stand where the chip's output still fails.
+FROM_CPU = ("version difference", "needs 8 devices")
+_PLATFORM_LINE = re.compile(r"^#\s*platform\s*:")
 
 
 def reason(status: str, detail: str) -> str | None:
@@ -112,6 +145,85 @@ def condense(progress: Path, verdicts: dict, book: list[str], limit: int, order:
     }
 
 
+def code_hash(source: str) -> str:
+    """A short hash of a snippet's code: every line but its ``# platform:`` declarations, which a
+    re-judgement may add without changing what the snippet runs."""
+    code = "\n".join(line for line in source.splitlines() if not _PLATFORM_LINE.match(line.strip()))
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+
+
+def _git(root: Path, *args: str) -> str | None:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def code_at_run(root: Path, name: str, date: str) -> str | None:
+    """The :func:`code_hash` of snippet ``name`` as committed last before ``date`` (the run's), or
+    None when git holds no version of it from before then."""
+    commit = (_git(root, "log", "-1", f"--before={date}", "--format=%H", "HEAD", "--", name) or "").strip()
+    source = _git(root, "show", f"{commit}:{name}") if commit else None
+    return code_hash(source) if source is not None else None
+
+
+def rejudge(
+    record: dict, progress: Path, root: Path, commit: str, date: str, platform: str | None = None
+) -> dict:
+    """``record`` with a ``rejudged`` part: its run's outputs (``progress``) judged against the
+    declarations of ``root`` now (``commit``), except those of snippets deleted or edited since."""
+    from tools import accelerator
+
+    found, results = accelerator.load_outputs(progress)
+    platform = platform or found.get("platform") or record["stamp"]["backend"]
+    recorded = {}  # the hashes a run wrote beside its outputs (none before this tool)
+    for line in progress.read_text(encoding="utf-8").splitlines():
+        recorded.update(json.loads(line).get("sources") or {})
+    method = (
+        "the code hashes the run recorded"
+        if recorded
+        else "the run recorded no hash of its sources: each snippet's code at the run is its last "
+        f"commit before {record['stamp']['date']} (git log --before), compared with the commit judged "
+        "against, its '# platform:' lines aside"
+    )
+    run = {entry["snippet"]: entry for entry in record["snippets"]}
+    verdicts, left = [], []
+    for name, entry in run.items():
+        before = recorded.get(name) or code_at_run(root, name, record["stamp"]["date"])
+        path = root / name
+        if not path.is_file():
+            left.append({"snippet": name, "why": DELETED, "code_at_run": before or ""})
+            continue
+        now = code_hash(path.read_text(encoding="utf-8"))
+        if before != now:
+            why = EDITED if before else UNKNOWN
+            left.append({"snippet": name, "why": why, "code_at_run": before or "", "code_now": now})
+            continue
+        verdict = accelerator.judge(path, results[name], platform, root)
+        status, detail = verdict.status, verdict.detail
+        if status in accelerator.FAILING and entry["status"] in FROM_CPU:
+            status, detail = entry["status"], entry["detail"]
+        new = {"snippet": name, "status": status, "detail": detail, "code_at_run": before, "code_now": now}
+        if why := reason(status, detail):
+            new["reason"] = why
+        if status == "differs":
+            new["printed"] = results[name].text
+        verdicts.append(new)
+    counts = Counter(v["status"] for v in verdicts)
+    return record | {
+        "rejudged": {
+            "commit": commit,
+            "date": date,
+            "method": method,
+            "counts": {status: counts[status] for status in STATUSES},  # zeros too: a page cites them
+            "reasons": dict(sorted(Counter(v["reason"] for v in verdicts if "reason" in v).items())),
+            "judged": len(verdicts),
+            "not_judged": len(left),
+            "why_not": dict(sorted(Counter(entry["why"] for entry in left).items())),
+            "snippets": verdicts,
+            "not_rejudged": left,
+        }
+    }
+
+
 def check(record: dict) -> None:
     """Raise ValueError naming the first field of ``record`` that is missing, of another type, or
     inconsistent (counts that are not the tally of the verdicts, a snippet both run and not reached)."""
@@ -155,6 +267,57 @@ def check(record: dict) -> None:
     run = record["check"]
     if run["reached"] != len(names) or run["not_reached"] != len(record["not_reached"]):
         raise ValueError("check: reached and not_reached are not the lengths of the lists")
+    if "rejudged" in record:
+        _check_rejudged(record["rejudged"], names, fields)
+
+
+def _check_rejudged(again, names: set, fields) -> None:
+    """The ``rejudged`` part: every snippet the run reached either judged again (its code the same
+    at the run and now) or listed with why not (its code changed, or the snippet is gone), its
+    counts and reasons the tally of its verdicts."""
+    if not isinstance(again, dict):
+        raise ValueError(f"rejudged: expected dict, got {again!r:.80}")
+    fields("rejudged.", again, REJUDGED)
+    if not re.fullmatch(r"[0-9a-f]{40}", again["commit"]):
+        raise ValueError(f"rejudged.commit: {again['commit']!r} is not a commit's full hash")
+    seen = []
+    for number, entry in enumerate(again["snippets"]):
+        where = f"rejudged.snippets[{number}]."
+        fields(where, entry, REJUDGED_SNIPPET)
+        if entry["status"] not in STATUSES:
+            raise ValueError(f"{where}status: {entry['status']!r} is not one of {STATUSES}")
+        if entry["code_at_run"] != entry["code_now"]:
+            raise ValueError(
+                f"{where}code_now: {entry['snippet']} changed since the run; its output cannot be judged again"
+            )
+        if entry.get("reason") != reason(entry["status"], entry["detail"]):
+            raise ValueError(f"{where}reason: {entry.get('reason')!r} does not follow its verdict")
+        if entry["status"] == "differs" and not isinstance(entry.get("printed"), str):
+            raise ValueError(f"{where}printed: a snippet that differs keeps what the chip printed")
+        seen.append(entry["snippet"])
+    for number, entry in enumerate(again["not_rejudged"]):
+        where = f"rejudged.not_rejudged[{number}]."
+        fields(where, entry, NOT_REJUDGED)
+        if entry["why"] not in (DELETED, EDITED, UNKNOWN):
+            raise ValueError(f"{where}why: {entry['why']!r} is not one of {(DELETED, EDITED, UNKNOWN)}")
+        if entry["why"] == EDITED and entry.get("code_now") in (None, entry["code_at_run"]):
+            raise ValueError(
+                f"{where}code_now: {entry['snippet']} is listed as edited but its code is the same"
+            )
+        seen.append(entry["snippet"])
+    if len(seen) != len(set(seen)) or set(seen) != names:
+        raise ValueError("rejudged: each snippet the run reached is judged again or listed as not, once")
+    tally = Counter(entry["status"] for entry in again["snippets"])
+    if again["counts"] != {status: tally[status] for status in STATUSES}:
+        raise ValueError(f"rejudged.counts: {again['counts']} is not the tally of the verdicts {dict(tally)}")
+    reasons = Counter(entry["reason"] for entry in again["snippets"] if "reason" in entry)
+    if again["reasons"] != dict(reasons):
+        raise ValueError(f"rejudged.reasons: {again['reasons']} is not the tally of the reasons")
+    why_not = Counter(entry["why"] for entry in again["not_rejudged"])
+    if again["why_not"] != dict(why_not):
+        raise ValueError(f"rejudged.why_not: {again['why_not']} is not the tally of why not")
+    if again["judged"] != len(again["snippets"]) or again["not_judged"] != len(again["not_rejudged"]):
+        raise ValueError("rejudged: judged and not_judged are not the lengths of the lists")
 
 
 def text(record: dict, expected: dict[str, str]) -> str:
@@ -169,11 +332,24 @@ def text(record: dict, expected: dict[str, str]) -> str:
         f"  {run['reached']} snippets reached in {run['limit_seconds']} s ({run['order']}); "
         f"{run['not_reached']} not reached",
         "",
-        "counts: " + ", ".join(f"{n} {status}" for status, n in record["counts"].items()),
-        "broke or needs devices, by reason: "
+        f"the run, {stamp['date']}: " + ", ".join(f"{n} {status}" for status, n in record["counts"].items()),
+        "  broke or needs devices, by reason: "
         + ", ".join(f"{n} {why}" for why, n in record["reasons"].items()),
-        "",
     ]
+    again = record.get("rejudged")
+    if again:
+        left = Counter(entry["why"] for entry in again["not_rejudged"])
+        lines += [
+            f"the same outputs judged against the declarations of {again['commit'][:12]} "
+            f"({again['date']}): "
+            + ", ".join(f"{n} {status}" for status, n in again["counts"].items() if n or status == "differs"),
+            "  broke or needs devices, by reason: "
+            + ", ".join(f"{n} {why}" for why, n in again["reasons"].items()),
+            f"  not judged again: {len(again['not_rejudged'])}"
+            + "".join(f", {n} {why}" for why, n in sorted(left.items())),
+            f"  code at the run: {again['method']}",
+        ]
+    lines.append("")
     ranked = sorted(record["snippets"], key=lambda e: (STATUSES.index(e["status"]), e["snippet"]))
     for entry in ranked:
         if entry["status"] != "same":
@@ -187,36 +363,98 @@ def text(record: dict, expected: dict[str, str]) -> str:
             lines += [f"--- {entry['snippet']} (.out)", expected.get(entry["snippet"], "").rstrip()]
     if record["not_reached"]:
         lines += ["", "Not reached in the time: " + ", ".join(record["not_reached"])]
+    if again:
+        lines += ["", f"Judged again against the declarations of {again['commit']}: every verdict but same"]
+        ranked = sorted(again["snippets"], key=lambda e: (STATUSES.index(e["status"]), e["snippet"]))
+        for entry in ranked:
+            if entry["status"] != "same":
+                detail = entry["detail"] if len(entry["detail"]) <= 160 else entry["detail"][:157] + "..."
+                lines.append(f"  {entry['status']:20} {entry['snippet']}: {detail}")
+        lines += ["", "Not judged again:"]
+        lines += [f"  {entry['snippet']}: {entry['why']}" for entry in again["not_rejudged"]]
     return "\n".join(lines) + "\n"
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _declarations(root: Path, commit: str | None) -> str:
+    """The commit whose snippets a re-judgement reads: ``commit`` (HEAD by default), refused when
+    the snippets on disk are not that commit's."""
+    commit = (_git(root, "rev-parse", "--verify", f"{commit or 'HEAD'}^{{commit}}") or "").strip()
+    if not commit:
+        raise SystemExit("--rejudge: no such commit (git rev-parse)")
+    changed = _git(root, "status", "--porcelain", "--", "snippets")
+    differs = _git(root, "diff", "--name-only", commit, "--", "snippets")
+    if changed is None or differs is None or changed.strip() or differs.strip():
+        first = ((changed or "") + (differs or "")).strip().splitlines()[:1]
+        raise SystemExit(
+            f"--rejudge: the snippets on disk are not those of {commit[:12]} ({', '.join(first)}): "
+            "commit the declarations first, so that the record names what it judged against"
+        )
+    return commit
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.check_record", description=__doc__.split("\n")[0])
     parser.add_argument("progress", type=Path, help="the chip's progress.jsonl (or outputs.json)")
-    parser.add_argument("verdicts", type=Path, help="report.json of tools.accelerator --classify")
-    parser.add_argument("record", type=Path, help="the record to write (.json; the text beside it)")
-    parser.add_argument("--limit", type=int, required=True, help="the check's time limit on the chip (s)")
+    parser.add_argument("verdicts", type=Path, nargs="?", help="report.json of tools.accelerator --classify")
+    parser.add_argument(
+        "record", type=Path, nargs="?", help="the record to write (.json; the text beside it)"
+    )
+    parser.add_argument("--limit", type=int, help="the check's time limit on the chip (s)")
     parser.add_argument("--order", default="the book's order", help="in which order the pages ran")
     parser.add_argument("--page", action="append", default=[], help="the pages in the order they ran")
+    parser.add_argument(
+        "--rejudge",
+        type=Path,
+        metavar="RECORD",
+        help="judge the run's outputs (PROGRESS) again against the declarations committed now and "
+        "add them to RECORD as its 'rejudged' part (the run's part stays as it is)",
+    )
+    parser.add_argument("--commit", help="with --rejudge: the commit of the declarations (default HEAD)")
+    parser.add_argument("--date", help="with --rejudge: the re-judgement's date (default now, UTC)")
     args = parser.parse_args(argv)
     from jaxbook import book_root, outputs, pages
 
     root = book_root()
-    groups = pages.selection(root, args.page, [])
-    if args.page:  # then every other page, as the check ran them
-        groups |= {p: s for p, s in pages.selection(root, [], []).items() if p not in groups}
-    book = [path.relative_to(root).as_posix() for paths in groups.values() for path in paths]
-    verdicts = json.loads(args.verdicts.read_text(encoding="utf-8"))
-    record = condense(args.progress, verdicts, book, args.limit, args.order)
+    if args.rejudge:
+        if args.verdicts or args.record:
+            parser.error("--rejudge RECORD takes the progress file only")
+        record = json.loads(args.rejudge.read_text(encoding="utf-8"))
+        record.pop("rejudged", None)
+        check(record)
+        commit = _declarations(root, args.commit)
+        record = rejudge(record, args.progress, root, commit, args.date or _now())
+        args.record = args.rejudge
+    else:
+        if args.verdicts is None or args.record is None or args.limit is None:
+            parser.error("a record needs PROGRESS VERDICTS RECORD and --limit")
+        groups = pages.selection(root, args.page, [])
+        if args.page:  # then every other page, as the check ran them
+            groups |= {p: s for p, s in pages.selection(root, [], []).items() if p not in groups}
+        book = [path.relative_to(root).as_posix() for paths in groups.values() for path in paths]
+        verdicts = json.loads(args.verdicts.read_text(encoding="utf-8"))
+        record = condense(args.progress, verdicts, book, args.limit, args.order)
     check(record)
     expected = {
         e["snippet"]: outputs.read_expected(root / e["snippet"]) or ""
         for e in record["snippets"]
-        if e["status"] == "differs"
+        if e["status"] == "differs" and (root / e["snippet"]).is_file()
     }
     args.record.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     args.record.with_suffix(".txt").write_text(text(record, expected), encoding="utf-8")
     print(f"{args.record}: " + ", ".join(f"{n} {s}" for s, n in record["counts"].items()))
+    if "rejudged" in record:
+        again = record["rejudged"]
+        print(
+            f"judged again against {again['commit'][:12]}: "
+            + ", ".join(f"{n} {s}" for s, n in again["counts"].items())
+            + f"; not judged again: {len(again['not_rejudged'])}"
+        )
     return 0
 
 
