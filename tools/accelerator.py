@@ -23,20 +23,11 @@ from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.execute import Kernel
 from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
-from tools.check_record import code_hash
+from tools.check_record import STATUSES, code_hash
 
-#: The verdicts, in the report's order; the last two fail the check.
+#: The verdicts are the record's (tools/check_record.py, in the report's order); the last two fail.
 NEEDS_DEVICES = f"needs {runtime.DEVICE_COUNT} devices"
-STATUSES = (
-    "same",
-    "within tolerance",
-    "accelerator output",
-    "declared difference",
-    "version difference",
-    NEEDS_DEVICES,
-    "differs",
-    "broke",
-)
+assert NEEDS_DEVICES in STATUSES, "tools/check_record.py names another device count"
 FAILING = ("differs", "broke")
 #: Characters of a verdict's detail in the text report (the JSON report keeps all of it).
 DETAIL = 200

@@ -32,7 +32,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-#: The verdicts (tools.accelerator.STATUSES), kept here so that the record's check needs no JAX.
+#: The accelerator check's verdicts, in its report's order (here, so that the record's check needs no JAX).
 STATUSES = (
     "same",
     "within tolerance",
