@@ -29,10 +29,11 @@ def asked_precision(fn):
 def rounded_inputs(mantissa_bits):
     """a @ b after rounding a and b to mantissa_bits: one reduced pass.
 
-    The products are summed in float32, as accelerators do. -> (m, n).
+    The products are summed in float32, as accelerators do, at "highest" so
+    that a TPU does not round the rounded inputs again. -> (m, n).
     """
     a_r, b_r = (lax.reduce_precision(m, 8, mantissa_bits) for m in (a, b))
-    return jnp.matmul(a_r, b_r, preferred_element_type=jnp.float32)
+    return jnp.matmul(a_r, b_r, precision="highest", preferred_element_type=jnp.float32)
 
 
 asked = {
