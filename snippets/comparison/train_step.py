@@ -1,4 +1,4 @@
-# platform: tpu rtol=1e-5 -- float32 rounding: a TPU computes the default-precision matmuls in bfloat16 passes and its float32 transcendental functions (log, used inside random.normal's erfinv) differ in the last digits, so the last printed digit moves (4e-6 here)
+# platform: tpu rtol=1e-5 -- float32 rounding: a TPU computes the default-precision matmuls in bfloat16 passes and its float32 transcendental functions (log1p, used inside random.normal's erfinv) differ in the last digits, so the last printed digit moves (4e-6 here)
 import jax
 import jax.numpy as jnp
 

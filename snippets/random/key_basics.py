@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- random.normal's last digits: a TPU's float32 transcendental functions (log, used inside erfinv) differ from this CPU's (up to 6e-6); the key's bits, and so the draws, are the same
+# platform: tpu rtol=2e-5 -- random.normal's last digits: a TPU's float32 transcendental functions (log1p, used inside erfinv) differ from this CPU's (up to 6e-6); the key's bits, and so the draws, are the same
 import jax
 
 key = jax.random.key(0)  # a typed key: a scalar of a special key dtype

@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- float32 rounding: a TPU's float32 transcendental functions (log, used inside random.normal's erfinv) differ in the last digits, and it computes the default-precision matmuls in bfloat16 passes (7.5e-6 here)
+# platform: tpu rtol=2e-5 -- float32 rounding: a TPU's float32 transcendental functions (log1p, used inside random.normal's erfinv) differ in the last digits, and it computes the default-precision matmuls in bfloat16 passes (7.5e-6 here)
 """Data and parameters, each from its own key."""
 
 import jax

@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- float32 rounding: a TPU's float32 transcendental functions (log, used inside random.normal's erfinv) differ in the last digits, and it computes the default-precision matmuls in bfloat16 passes (up to 8e-6); both optimizers still agree exactly
+# platform: tpu rtol=2e-5 -- float32 rounding: a TPU's float32 transcendental functions (log1p, used inside random.normal's erfinv) differ in the last digits, and it computes the default-precision matmuls in bfloat16 passes (up to 8e-6); both optimizers still agree exactly
 """The hand-written SGD-momentum pair next to optax.sgd, step for step."""
 
 import jax
