@@ -67,11 +67,11 @@ def test_the_labels_say_what_the_declarations_mean():
     assert stamp.declared_label(None, None) is None
     view = reader_view(PLATFORM, "x.py")
     assert stamp.platform_notes(view.platforms) == [
-        "On a GPU or TPU, this output differs: names the accelerator's devices."
+        ("On a GPU or TPU, this output differs.", "names the accelerator's devices.")
     ]
     tolerance = reader_view("# platform: gpu rtol=1e-5 -- XLA's tanh (an approximation)\nx = 1\n", "x.py")
     assert stamp.platform_notes(tolerance.platforms) == [
-        "On a GPU, the last digits of this output can differ: XLA's tanh (an approximation)."
+        ("On a GPU, the last digits of this output can differ.", "XLA's tanh (an approximation).")
     ]
     varies = reader_view("# varies: (?<= -> ).+ -- the model trained in bfloat16\nx = 1\n", "x.py")
     assert varies.source == "x = 1\n" and varies.varies == "the model trained in bfloat16"
@@ -108,8 +108,12 @@ def test_a_cell_shows_its_caption_its_code_and_its_platform_note():
     assert next(raising.findall(nodes.literal_block)).astext() == "import jax\n\nx = 1\n"
     assert next(differing.findall(nodes.literal_block)).astext() == "print(1)\n"
     assert [p.astext() for p in differing[0]] == ["snippets/a/y.py"]
-    assert differing[-1].astext().startswith("On a GPU or TPU, this output differs")
-    assert "jaxbook-platform-note" in differing[-1]["classes"]
+    note = differing[-1]  # folded: the summary shown, the reason opened
+    assert note.tagname == "details" and "jaxbook-platform-note" in note["classes"]
+    assert [child.astext() for child in note] == [
+        "On a GPU or TPU, this output differs.",
+        "names the accelerator's devices.",
+    ]
     varying = cell("# varies: (?<= -> ).+ -- sampled from a trained model\nprint(1)\n")
     stamp.show_as_reader(varying, "snippets/a/z.py")
     assert next(varying.findall(nodes.literal_block)).astext() == "print(1)\n"
@@ -206,7 +210,11 @@ def test_a_built_page_and_its_notebook_show_the_snippets_as_readers_read_them(tm
     ), html[html.find("<h1") :][:1500]
     assert html.count("jaxbook-stamp") == 1 and html.count("jaxbook-download") == 1
     assert "This cell raises <code" in html and ">ValueError</span></code> on purpose." in html
-    assert re.search(r"On a GPU, this output differs: the GPU(’|&#8217;|'|&#x27;)s own digits.", html)
+    assert re.search(
+        r'<details class="jaxbook-platform-note">\s*<summary>On a GPU, this output differs.</summary>\s*'
+        r"<p>the GPU(’|&#8217;|'|&#x27;)s own digits.</p>\s*</details>",
+        html,
+    )
     notebook = json.loads((built.html / "_sources" / "guide" / "a.ipynb").read_text(encoding="utf-8"))
     loaded = [c for c in notebook["cells"] if c["metadata"].get("load")]
     assert [c["source"] for c in loaded] == ["raise ValueError('no')\n", "print(1)\n"]

@@ -4,7 +4,7 @@ outputs opening with one note, right under its title.
 - A cell shows its snippet without the contract's declaration lines (:func:`jaxbook.reader.reader_view`,
   the contract's one parser); above it, a caption with the snippet's file (tracebacks on the page
   name it, with its line numbers) and, for a declared error, "This cell raises X on purpose."; under
-  it, for a declared platform difference, what another machine prints and why.
+  it, for a declared platform difference, a folded note: what another machine prints, opened for why.
 - The page's note (:func:`page_note`, a node after the title, built when the page is written):
   the reader's notebook to download (:mod:`jaxbook.downloads` writes it when the node is rendered)
   and the environment that produced the outputs, measured once per build that reads a page.
@@ -50,9 +50,9 @@ def declared_label(raises: str | None, warns: str | None) -> str | None:
     return None
 
 
-def platform_notes(differences: tuple[PlatformDifference, ...]) -> list[str]:
-    """One sentence per declared difference (platforms with the same one share it): what a GPU or
-    TPU prints instead, and why."""
+def platform_notes(differences: tuple[PlatformDifference, ...]) -> list[tuple[str, str]]:
+    """One note per declared difference (platforms with the same one share it): what a GPU or TPU
+    prints instead, as a summary the reader sees and the reason they can open."""
     grouped: dict[tuple[bool, str], list[str]] = {}
     for difference in differences:
         grouped.setdefault((difference.differs, difference.reason), []).append(difference.platform)
@@ -60,9 +60,32 @@ def platform_notes(differences: tuple[PlatformDifference, ...]) -> list[str]:
     for (differs, reason), names in grouped.items():
         where = " or ".join(PLATFORM_NAMES.get(name, name) for name in names)
         what = "this output differs" if differs else "the last digits of this output can differ"
-        reason = reason if reason.endswith((".", "!", "?")) else reason + "."
-        notes.append(f"On a {where}, {what}: {reason}")
+        notes.append((f"On a {where}, {what}.", reason if reason.endswith((".", "!", "?")) else reason + "."))
     return notes
+
+
+class details(nodes.General, nodes.Element):
+    """A note the reader opens (HTML ``<details>``); its first child is the :class:`summary`."""
+
+
+class summary(nodes.TextElement):
+    """What a closed :class:`details` shows."""
+
+
+def _open(tag: str):
+    return lambda self, node: self.body.append(self.starttag(node, tag, ""))
+
+
+def _close(tag: str):
+    return lambda self, node: self.body.append(f"</{tag}>")
+
+
+def platform_note(text: str, reason: str) -> details:
+    """A declared platform difference under its cell: the summary shown, the reason folded."""
+    note = details(classes=["jaxbook-platform-note"])
+    note += summary(text, text)
+    note += code_paragraph(reason, [])
+    return note
 
 
 def show_as_reader(cell: nodes.container, name: str) -> None:
@@ -80,8 +103,8 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
         caption += code_paragraph(label, ["jaxbook-snippet-label"])
     caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
     cell.insert(0, caption)
-    for note in platform_notes(view.platforms):
-        cell += code_paragraph(note, ["jaxbook-platform-note"])
+    for text, reason in platform_notes(view.platforms):
+        cell += platform_note(text, reason)
     varies = varies_note(view.varies)
     if varies:
         cell += code_paragraph(varies, ["jaxbook-platform-note"])
@@ -147,6 +170,8 @@ def on_doctree_resolved(app, doctree, docname: str) -> None:
 
 def setup(app):
     app.add_node(download, html=(_skip, None), text=(_skip, None), latex=(_skip, None))
+    app.add_node(details, html=(_open("details"), _close("details")))
+    app.add_node(summary, html=(_open("summary"), _close("summary")))
     app.connect("env-before-read-docs", on_env_before_read_docs)
     app.connect("doctree-read", on_doctree_read)
     app.connect("doctree-resolved", on_doctree_resolved)
