@@ -33,7 +33,9 @@ def rounded_inputs(mantissa_bits):
     that a TPU does not round the rounded inputs again. -> (m, n).
     """
     a_r, b_r = (lax.reduce_precision(m, 8, mantissa_bits) for m in (a, b))
-    return jnp.matmul(a_r, b_r, precision="highest", preferred_element_type=jnp.float32)
+    return jnp.matmul(
+        a_r, b_r, precision="highest", preferred_element_type=jnp.float32
+    )
 
 
 asked = {
