@@ -85,7 +85,9 @@ def judge(
         lines = cell.contract.strip().splitlines() or ["broken contract"]
         return Finding(name, "contract", lines[0], cell.contract)
     try:  # a '# varies:' pattern that matches nothing breaks the contract, writing or comparing
-        check_varies(source_of(root / name), name, cell.text)
+        source = source_of(root / name)
+        check_varies(source, name, cell.text)
+        tolerance = parse_tolerance(source, name)
     except (OSError, SnippetError) as exc:
         return Finding(name, "contract", str(exc), str(exc))
     if not compare_output:
@@ -94,10 +96,6 @@ def judge(
     if expected is None:
         summary = f"{name}: no expected output yet; write it with `{command}` and review it"
         return Finding(name, "missing", summary, f"{summary}. Its output now:\n{cell.text}")
-    try:
-        tolerance = parse_tolerance(source_of(root / name), name)
-    except (OSError, SnippetError) as exc:
-        return Finding(name, "contract", str(exc), str(exc))
     details = difference(name, expected, cell.text, tolerance)
     if details is None:
         if inputs is not None:
