@@ -329,7 +329,7 @@ def text(record: dict, expected: dict[str, str]) -> str:
         f"The book's snippets on one {stamp['device_kind']} ({stamp['backend']}, {stamp['devices']} device)",
         f"  JAX {stamp['jax']}, jaxlib {stamp['jaxlib']}, Python {stamp['python']}, {stamp['date']}",
         f"  again on a CPU for what differs or broke: JAX {again['jax']}, Python {again['python']}, {again['date']}",
-        f"  {run['reached']} snippets reached in {run['limit_seconds']} s ({run['order']}); "
+        f"  {run['reached']} snippets reached within a limit of {run['limit_seconds']} s ({run['order']}); "
         f"{run['not_reached']} not reached",
         "",
         f"the run, {stamp['date']}: " + ", ".join(f"{n} {status}" for status, n in record["counts"].items()),
