@@ -51,6 +51,12 @@ def primitives(jaxpr):
                 yield from primitives(sub)
 
 
+def policy_name(policy):
+    """The first name jax.checkpoint_policies has for ``policy``."""
+    names = vars(jax.checkpoint_policies).items()
+    return next(name for name, known in names if known is policy)
+
+
 batch = jnp.zeros((BATCH, 65), jnp.int32)
 with jax.set_mesh(mesh):
     jaxpr = jax.make_jaxpr(loss)(params, batch).jaxpr
@@ -60,7 +66,7 @@ print(
 )
 print(
     "remat (primitive remat2) with policy:",
-    [e.params["policy"].__name__ for n, e in found if n == "remat2"],
+    [policy_name(e.params["policy"]) for n, e in found if n == "remat2"],
 )
 dots = {
     (tuple(str(v.aval.dtype) for v in e.invars), str(e.outvars[0].aval.dtype))
