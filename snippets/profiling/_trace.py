@@ -79,6 +79,8 @@ def draw_timeline(steps, ops, gaps, t0):
         [(ms(e["ts"]), e["dur"] / 1e3) for e in ops],
         (-0.3, 0.6),
         facecolor="#ff7f0e",
+        edgecolor="white",
+        linewidth=0.3,
     )
     ax.set_yticks([0.95, 0], ["forward_step", "operations"])
     ax.set_ylim(-0.5, 1.8)
