@@ -58,7 +58,11 @@ def draw_timeline(steps, ops, gaps, t0):
     for start, end in gaps:
         ax.axvspan(ms(start), ms(end), color="#f4c7c3", zorder=0)
         ax.text(
-            ms((start + end) / 2), 1.5, "gap: host", ha="center", color="#a50f15"
+            ms((start + end) / 2),
+            1.5,
+            "gap: host",
+            ha="center",
+            color="#a50f15",
         )
     ax.broken_barh(
         [(ms(e["ts"]), e["dur"] / 1e3) for e in steps],

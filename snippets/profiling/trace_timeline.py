@@ -22,9 +22,7 @@ spans = sorted(
 steps = [e for e in spans if e["name"] == "forward_step"]
 # an operation of the compiled program names its HLO instruction:
 # in "hlo_op" on a CPU, in "long_name" on a TPU
-ops = [
-    e for e in spans if {"hlo_op", "long_name"} & e.get("args", {}).keys()
-]
+ops = [e for e in spans if {"hlo_op", "long_name"} & e.get("args", {}).keys()]
 n = len(ops) // len(steps)  # each step ran the same program
 runs = [ops[i : i + n] for i in range(0, len(ops), n)]
 # a gap: from the last operation of one run to the first of the next
