@@ -10,8 +10,8 @@ def gelu(x):
     return 0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x**3)))
 
 
-def timed(fn, x):
-    """Wall time of one call in ms, waiting for the result."""
+def ms(fn, x):
+    """Milliseconds for one call, waiting for the result to be ready."""
     start = time.perf_counter()
     fn(x).block_until_ready()
     return 1e3 * (time.perf_counter() - start)
@@ -20,24 +20,18 @@ def timed(fn, x):
 gelu_jit = jax.jit(gelu)
 x = jax.random.normal(jax.random.key(0), (100, 100))
 
-first = timed(gelu_jit, x)  # trace + compile + run
-gelu(x).block_until_ready()  # warm-up: eager mode compiles each op once
-eager, cached = [], []
-for _ in range(21):  # alternate the two, so a busy moment hits both
-    eager.append(timed(gelu, x))
-    cached.append(timed(gelu_jit, x))
-eager_ms, cached_ms = statistics.median(eager), statistics.median(cached)
+first = ms(gelu_jit, x)  # trace + compile + run
+ms(gelu, x)  # eager's first call has one-off costs too: not counted
+# 21 calls of each, in turns, so that a busy moment slows both
+calls = [(ms(gelu_jit, x), ms(gelu, x)) for _ in range(21)]
+cached, eager = [statistics.median(times) for times in zip(*calls)]
 
-# medians of 21 calls; the last column divides by a cached call's time
-print(f"{'one call of gelu':18s} {'time [ms]':>10s}  {'× a cached call':>15s}")
-for label, ms in [
-    ("jit, first call", first),  # trace + compile + run
-    ("jit, cached", cached_ms),
-    ("eager", eager_ms),  # one dispatch per operation
-]:
-    print(f"{label:18s} {ms:10.2f}  {ms / cached_ms:15.1f}")
-same = jnp.allclose(gelu(x), gelu_jit(x), atol=1e-6)
+print("one call of gelu   time [ms]  × a cached call")
+rows = {"jit, first call": first, "jit, cached": cached, "eager": eager}
+for label, t in rows.items():
+    print(f"{label:18s} {t:9.2f}  {t / cached:15.1f}")
 print()
-print("first call costs over 10 cached calls:", first > 10 * cached_ms)
-print("jit over 2x faster than eager:        ", eager_ms > 2 * cached_ms)
+print("first call costs over 10 cached calls:", first > 10 * cached)
+print("jit over 2x faster than eager:        ", eager > 2 * cached)
+same = jnp.allclose(gelu(x), gelu_jit(x), atol=1e-6)
 print("same results, to float32 rounding:    ", same)

@@ -2,8 +2,8 @@
 
 import jax
 
-# This book runs every cell with the key-reuse checker on (see the
-# last section); this cell reuses a key on purpose, so it turns it off.
+# This cell reuses a key on purpose, so it makes sure that the
+# key-reuse checker (the last section) is off, JAX's default.
 jax.config.update("jax_debug_key_reuse", False)
 
 key = jax.random.key(42)

@@ -11,10 +11,9 @@ kw, kx = jax.random.split(jax.random.key(0))
 w, b = jax.random.normal(kw, (3, 2)), jnp.zeros(2)
 xs = jax.random.normal(kx, (5, 3))  # a batch of 5 examples
 
-# float32 matrix products on any device (a GPU or TPU rounds them by default)
-with jax.default_matmul_precision("float32"):
-    # map over axis 0 of xs; w and b are shared by every example
-    batched = jax.vmap(predict, in_axes=(None, None, 0))(w, b, xs)
-    looped = jnp.stack([predict(w, b, x) for x in xs])
+# map over axis 0 of xs; w and b are shared by every example
+batched = jax.vmap(predict, in_axes=(None, None, 0))(w, b, xs)
+looped = jnp.stack([predict(w, b, x) for x in xs])
 print("batched shape:", batched.shape)
-print("same as a Python loop:", jnp.allclose(batched, looped))
+same = jnp.allclose(batched, looped, atol=0.01)
+print("same as a Python loop, to within 0.01:", same)
