@@ -1,6 +1,6 @@
 """Helpers for the profiler-trace cells: the files a trace wrote, as the
-page shows them on any host, the recording of the page's profiler cell,
-and a drawing of a trace's timeline."""
+page shows them on any host, the recording the page shows, and a
+drawing of a trace's timeline."""
 
 import socket
 from pathlib import Path
@@ -34,14 +34,15 @@ def trace_files(log_dir) -> list[str]:
 
 
 def record_forward_steps(log_dir):
-    """The page's profiler cell again: three forward_step spans of the
-    jitted mlp, recorded into log_dir."""
+    """Trace three calls of a jitted MLP into log_dir, each in a span
+    named forward_step."""
     params = init_mlp(jax.random.key(0), [256] * 5)
     x = jax.random.normal(jax.random.key(1), (128, 256))
     forward = jax.jit(mlp)
     forward(params, x).block_until_ready()  # compile before tracing
     with jax.profiler.trace(log_dir, create_perfetto_trace=True):
         for _ in range(3):
+            # a named span in the timeline
             with jax.profiler.TraceAnnotation("forward_step"):
                 forward(params, x).block_until_ready()
 

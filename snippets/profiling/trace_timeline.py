@@ -9,7 +9,7 @@ from pathlib import Path
 from snippets.profiling._trace import draw_timeline, record_forward_steps
 
 with tempfile.TemporaryDirectory() as log_dir:
-    record_forward_steps(log_dir)  # the cell above, recorded again
+    record_forward_steps(log_dir)  # the same three steps, traced again
     trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
     events = json.loads(gzip.decompress(trace_file.read_bytes()))[
         "traceEvents"
