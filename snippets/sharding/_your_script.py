@@ -13,5 +13,5 @@ def main():
         print("a later update: RuntimeError:", str(err).split(" i.e.")[0])
 
 
-if __name__ == "__main__":  # run as a script, not when a cell imports it
+if __name__ == "__main__":  # run as a script: python your_script.py
     main()
