@@ -1,4 +1,4 @@
-# platform: gpu differs -- an H200 printed another output: the compiled program and its memory are the GPU's
+# platform: gpu differs -- An H200 printed another output: the compiled program and its memory are the GPU's own
 
 import contextlib
 import io
