@@ -1,4 +1,4 @@
-# platform: gpu differs -- XLA's GPU compiler splits each collective into a -start and a -done operation
+# platform: gpu differs -- XLA's GPU compiler splits each collective into a `-start` and a `-done` operation
 import re
 
 import jax

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- memory_stats() returns the allocator's counters there
+# platform: gpu,tpu differs -- There `memory_stats()` returns the device allocator's counters
 import os
 from unittest import mock
 

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the platform orders the devices (a TPU by its topology) and may group them in slices
+# platform: gpu,tpu differs -- The machine orders its devices (a TPU by its topology) and may group them in slices
 import jax
 from jax.experimental import mesh_utils
 

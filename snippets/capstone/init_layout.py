@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the partitioner's collectives are the backend's
+# platform: gpu,tpu differs -- The SPMD partitioner inserts that backend's own collectives
 import math
 import re
 

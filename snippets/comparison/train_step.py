@@ -1,4 +1,4 @@
-# platform: tpu rtol=1e-5 -- float32 rounding: a TPU computes the default-precision matmuls in bfloat16 passes and its float32 transcendental functions (log1p, used inside random.normal's erfinv) differ in the last digits, so the last printed digit moves (4e-6 here)
+# platform: tpu rtol=1e-5 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the last printed digit moves (4e-6 here)
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU runs the jitted call asynchronously: print() has written its indent before the result is ready, so the debug.print line lands inside it and the value follows on the next line without the indent; the branches that ran, the values and the traced list are the same
+# platform: tpu differs -- A TPU runs the jitted call asynchronously, so the `jax.debug.print` line can land inside the line that prints the value, after its indent, and push the value to the start of the next line; the branches that ran, the values and the traced list are the same
 """lax.cond runs one of two functions, chosen by a traced boolean scalar."""
 
 import jax

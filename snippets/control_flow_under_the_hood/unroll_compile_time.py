@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU v5e's compiler takes about 80 ms even for the scan, so at n=80 the Python loop took 2.7x as long (0.213 s against 0.079 s), less than 3x; the doubling verdicts are the same
+# platform: tpu differs -- A TPU v5e's compiler takes about 80 ms even for the scan, so at n=80 the Python loop took 2.7x as long (0.213 s against 0.079 s), less than 3x; the lines about doubling print the same
 """A Python loop under jit is unrolled; lax.scan keeps one copy of the body."""
 
 import jax

@@ -1,5 +1,5 @@
-# platform: tpu rtol=2e-2 -- cost_analysis counts the program XLA compiled for the TPU: a TPU v5e counts the 200-wide side up to 1% higher (16.44 MFLOP where this CPU counts 16.28); the hundredfold gap between jacfwd and jacrev is the same
-# platform: gpu differs -- cost_analysis counts the program XLA compiled for the GPU (an H200: 20.84 MFLOP where this CPU counts 16.25)
+# platform: tpu rtol=2e-2 -- `cost_analysis` counts the program XLA compiled for the TPU: a TPU v5e counts up to 1% more for the 200-wide side (16.44 MFLOP where the CPU counts 16.28); the hundredfold gap between `jacfwd` and `jacrev` is the same
+# platform: gpu differs -- `cost_analysis` counts the program XLA compiled for the GPU (an H200: 20.84 MFLOP where the CPU counts 16.25)
 
 import jax
 import jax.numpy as jnp

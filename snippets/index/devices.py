@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- lists the machine's own backend and devices
+# platform: gpu,tpu differs -- This cell lists that machine's own backend and devices
 
 import jax
 

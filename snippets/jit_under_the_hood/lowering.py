@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the compiled HLO is the backend's (a GPU names its fusions otherwise)
+# platform: gpu,tpu differs -- XLA compiles that backend's own program: a GPU names its fusions differently
 import re
 
 import jax

@@ -1,5 +1,5 @@
-# platform: tpu rtol=1e-4 -- tanh's last digits: XLA computes float32 tanh on a TPU with its own approximation (up to 3e-5 apart)
-# platform: gpu differs -- tanh's last digits: XLA computes float32 tanh on a GPU with its own approximation
+# platform: tpu rtol=1e-4 -- A TPU computes float32 tanh with its own approximation, so the last digits differ (up to 3e-5)
+# platform: gpu differs -- A GPU computes float32 tanh with its own approximation, so the last digits differ
 from functools import partial
 
 import jax

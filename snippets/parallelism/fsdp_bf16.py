@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the compiled collectives are the backend's (a GPU splits each into -start and -done ops, and need not widen bf16)
+# platform: gpu,tpu differs -- XLA compiles the collectives for that backend, so they differ: a GPU splits each into a `-start` and a `-done` operation, and need not widen the bfloat16 ones
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P

@@ -1,5 +1,5 @@
-# platform: gpu differs -- an H200 overflowed on fewer steps: its scale moves between 512 and 1024, where this CPU falls to 64
-# platform: tpu differs -- a TPU computes float16 elementwise work in float32, and here the scaled float16 gradient was never rounded to float16 before being unscaled: no step overflows, and the scale doubles every 2 steps, from 1024 to 16384
+# platform: gpu differs -- An H200 overflowed on fewer steps: its scale moves between 512 and 1024, where the CPU's falls to 64
+# platform: tpu differs -- A TPU does float16 elementwise arithmetic in float32, and here the scaled float16 gradient was never rounded to float16 before being unscaled: no step overflows, and the scale doubles every 2 steps, from 1024 to 16384
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU computes default-precision float32 products in one bfloat16 pass: q @ k.T rounds q and k (m moves in the third digit against this CPU), and p @ v rounds the probabilities, unnormalised in the fold and normalised in the full softmax, so at different scales: likely why the two results differ by more than atol=1e-6 and the last line prints False
+# platform: tpu differs -- A TPU multiplies float32 matrices in a single bfloat16 pass by default, which rounds `q` and `k` in `q @ k.T` (m moves in the third digit) and the probabilities in `p @ v`. The fold rounds them unnormalised and the full softmax normalised, at different scales: likely why the two results differ by more than atol=1e-6 and the last line prints False
 import jax
 import jax.numpy as jnp
 

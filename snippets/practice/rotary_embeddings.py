@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU computes the float32 power base**-e with its own approximation, so the frequencies print 0.0999999 and 0.00999998 where this CPU prints 0.1 and 0.01, and the scores move in the fourth decimal; the relative-position property holds
+# platform: tpu differs -- A TPU computes the float32 power `base**-e` with its own approximation, so the frequencies print 0.0999999 and 0.00999998 where the CPU prints 0.1 and 0.01, and the scores move in the fourth decimal; the relative-position property still holds
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: tpu differs -- x ** powers is a float32 power, which a TPU computes with its own approximation: (-3)**2 prints 9.000011 and (-3)**3 -27.00002 there, and numpy widens the columns; the trace counts and the errors are the same
+# platform: tpu differs -- A TPU computes the float32 power `x ** powers` with its own approximation: (-3)**2 prints 9.000011 and (-3)**3 -27.00002 there, and the printed columns widen; the trace counts and the errors are the same
 import jax
 import jax.numpy as jnp
 import numpy as np

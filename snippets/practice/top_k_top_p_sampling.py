@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU computes float32 log with its own approximation: log(0.2) prints -1.6094602 where this CPU prints -1.609438, and numpy's column padding moves with it; the filters and the token frequencies are the same
+# platform: tpu differs -- A TPU computes float32 log with its own approximation: log(0.2) prints -1.6094602 where the CPU prints -1.609438, and the printed columns shift with it; the filters and the token frequencies are the same
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,4 @@
-# platform: tpu rtol=5e-5 -- jax.grad's tanh: XLA computes float32 tanh on a TPU with its own approximation, so its gradient moves in the fifth digit (up to 3e-5) from the NumPy one
+# platform: tpu rtol=5e-5 -- A TPU computes float32 tanh with its own approximation, so `jax.grad`'s result moves in the fifth digit (up to 3e-5) from the NumPy one
 import jax
 import jax.numpy as jnp
 import numpy as np

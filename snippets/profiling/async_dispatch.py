@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- a GPU or TPU queues even the tiny call, so the last verdict is False there
+# platform: gpu,tpu differs -- A GPU or TPU queues even the tiny call, so the last line prints False there
 
 import time
 

@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU rounds w's buffer up to its memory tile: its 64 floats take 0.50 KiB there, 0.25 KiB on this CPU; the program texts and the loss are the same
+# platform: tpu differs -- A TPU rounds `w`'s buffer up to its memory tile: its 64 floats take 0.50 KiB there, 0.25 KiB on the CPU; the program texts and the loss are the same
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: gpu differs -- an H200 printed False for loss + 1: the program had finished when the add returned
+# platform: gpu differs -- An H200 printed False for `loss + 1`: the program had already finished when the add returned
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the default float32 product is rounded there (TF32 on recent NVIDIA GPUs, bfloat16 on TPUs)
+# platform: gpu,tpu differs -- There the default float32 matrix product is rounded: in bfloat16 passes on a TPU, in TF32 on recent NVIDIA GPUs
 
 import jax
 import jax.numpy as jnp

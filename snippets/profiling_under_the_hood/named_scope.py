@@ -1,4 +1,4 @@
-# platform: gpu differs -- the compiled program and the profiler's files are the GPU's (an H200 printed others)
+# platform: gpu differs -- The compiled program and the profiler's files are the GPU's own (an H200 printed others)
 
 """jax.named_scope names the operations traced inside it."""
 

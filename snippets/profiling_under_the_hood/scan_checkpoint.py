@@ -1,4 +1,4 @@
-# platform: tpu differs -- a TPU v5e (JAX 0.10.2) reports temp_size_in_bytes as 0 for these small gradients (it does count a large model's temporaries), so every KiB-per-step figure reads 0.0 there
+# platform: tpu differs -- A TPU v5e (JAX 0.10.2) reports 0 bytes of temporaries for gradients this small (it does count a large model's), so every KiB-per-step figure reads 0.0 there
 import jax
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- random.normal's last digits: a TPU's float32 transcendental functions (log1p, used inside erfinv) differ from this CPU's (up to 6e-6); the key's bits, and so the draws, are the same
+# platform: tpu rtol=2e-5 -- A TPU computes the logarithm inside `random.normal` with its own approximation, so the draws differ in the last digits (up to 6e-6); the key's bits are the same, so these are the same draws
 import jax
 
 key = jax.random.key(0)  # a typed key: a scalar of a special key dtype

@@ -1,4 +1,4 @@
-# platform: tpu differs -- random.normal's last digits: a TPU's float32 transcendental functions (log1p, used inside erfinv) differ from this CPU's (up to 2e-5 apart), and numpy's column padding moves with them; the same key still gives the same draws
+# platform: tpu differs -- A TPU computes the logarithm inside `random.normal` with its own approximation, so the draws differ in the last digits (up to 2e-5) and the printed columns shift with them; the same key still gives the same draws
 import jax
 
 jax.config.update("jax_debug_key_reuse", True)

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- names the machine's last device (cuda:0 on one GPU)
+# platform: gpu,tpu differs -- This cell names that machine's last device (`cuda:0` on a machine with one GPU)
 
 import jax
 

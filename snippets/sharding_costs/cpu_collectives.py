@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- names the accelerator's devices, and its collective takes another time
+# platform: gpu,tpu differs -- This cell names that machine's devices, and its collective takes another time
 
 import time
 

@@ -1,5 +1,5 @@
-# platform: gpu differs -- cost_analysis counts the program XLA compiled for the device (an H200's line for m = 64 differs)
-# platform: tpu differs -- cost_analysis counts the program XLA compiled for the TPU: a TPU v5e counts more bytes than 2(mk+kn+mn) (134 to 512 MiB where the formula gives 130 to 256), so every such line prints False there; the FLOP counts are the same
+# platform: gpu differs -- `cost_analysis` counts the program XLA compiled for that GPU (on an H200, the line for m = 64 differs)
+# platform: tpu differs -- `cost_analysis` counts the program XLA compiled for the TPU: on a TPU v5e it counts more bytes than 2(mk+kn+mn) (134 to 512 MiB where the formula gives 130 to 256), so every bytes check prints False there. The FLOP counts are the same
 import jax
 import jax.numpy as jnp
 

@@ -1,6 +1,6 @@
 # raises: ValueError
 # match: does not evenly divide the dimension size 2
-# platform: gpu,tpu differs -- the error prints the mesh with the platform's device kind
+# platform: gpu,tpu differs -- The error prints the mesh with that machine's device kind
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P

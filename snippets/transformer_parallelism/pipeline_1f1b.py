@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- the scratch memory is the backend's buffer assignment
+# platform: gpu,tpu differs -- The scratch memory is whatever that backend's compiler allocates
 import jax
 import jax.numpy as jnp
 from jax import lax

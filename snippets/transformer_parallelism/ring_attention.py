@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- scratch sizes and compiled collectives are the backend's (a GPU splits each into -start and -done ops, which traffic() does not read)
+# platform: gpu,tpu differs -- XLA compiles the scratch buffers and the collectives for that backend, so they differ: a GPU splits each into a `-start` and a `-done` operation, which `traffic()` does not count
 import jax
 import jax.numpy as jnp
 from jax import lax

@@ -1,4 +1,4 @@
-# platform: tpu rtol=1e-4 -- float32 rounding: a TPU's float32 transcendental functions (log1p, used inside random.normal's erfinv) differ in the last digits, and it computes the default-precision matmul in bfloat16 passes (up to 3e-5)
+# platform: tpu rtol=1e-4 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the last digits move (up to 3e-5)
 import jax
 import jax.numpy as jnp
 
