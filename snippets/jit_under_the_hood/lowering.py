@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- XLA compiles that backend's own program: a GPU names its fusions differently
+# platform: gpu,tpu differs -- XLA compiles that backend's own program: a GPU names its fusions differently, and a TPU names its fusions by number (fusion.5 for the CPU's add_multiply_fusion) and adds its (8, 128) memory tiling to each layout, as in f32[100,100]{1,0:T(8,128)}
 import re
 
 import jax
