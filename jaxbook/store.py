@@ -95,20 +95,28 @@ def entries(root: Path) -> list[Path]:
     return sorted(folder(root).glob("??/*.json"), key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
-def explain(page: str, key: str, order: list[str], files: dict[str, str], root: Path) -> list[str]:
-    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
-    ``order`` running ``files``, has no stored result: what differs from its newest stored
-    result, one reason a line; [] when it has one."""
-    if path_of(key, root).is_file():
-        return []
-    last = None
+def newest_by_page(root: Path) -> dict[str, dict]:
+    """Each page's newest stored entry (as its JSON file holds it), every entry read once."""
+    newest = {}
     for path in entries(root):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if data.get("page") == page:
-            last = data
+        newest[data.get("page")] = data
+    return newest
+
+
+def explain(
+    page: str, key: str, order: list[str], files: dict[str, str], root: Path, newest: dict | None = None
+) -> list[str]:
+    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
+    ``order`` running ``files``, has no stored result: what differs from its newest stored
+    result (from ``newest``, :func:`newest_by_page` read once for many pages), one reason a line;
+    [] when it has one."""
+    if path_of(key, root).is_file():
+        return []
+    last = (newest_by_page(root) if newest is None else newest).get(page)
     if last is None:
         return ["no result of this page is stored"]
     reasons = []
