@@ -109,9 +109,6 @@ class Executor:
         self._kernel: Kernel | None = None
         self.executed: list[str] = []  # pages this executor ran (the others came from the store)
 
-    def snippets(self, page: Path) -> list[Path]:
-        return [p for p in pages.read(page).snippets() if p.is_file()]
-
     def kernel(self) -> Kernel:
         if self._kernel is None:
             self._kernel = Kernel(self.root)
@@ -119,12 +116,12 @@ class Executor:
 
     def cached(self, page: Path) -> StoredResult | None:
         """The stored result of ``page`` as its files are now, or None."""
-        key, _ = store.page_key(self.snippets(page), self.root)
+        key, _ = store.page_key(pages.read(page).snippets(existing=True), self.root)
         return store.load(key, self.root)
 
     def page(self, page: Path) -> StoredResult:
         """The result of ``page`` (a path under the root): stored, or executed now and stored."""
-        snippets = self.snippets(page)
+        snippets = pages.read(page).snippets(existing=True)
         key, inputs = store.page_key(snippets, self.root)
         stored = store.load(key, self.root)
         if stored is None:
@@ -136,7 +133,7 @@ class Executor:
 
     def run(self, page: Path) -> StoredResult:
         """Execute ``page`` now, whatever the store holds, and keep its result."""
-        snippets = self.snippets(page)
+        snippets = pages.read(page).snippets(existing=True)
         return self._execute(page, snippets, *store.page_key(snippets, self.root))
 
     def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> StoredResult:

@@ -59,10 +59,11 @@ class Page:
         """MyST-NB reads the page as a notebook (``file_format: mystnb``) and executes it."""
         return self.top_matter.get("file_format") == "mystnb"
 
-    def snippets(self) -> list[Path]:
-        """The snippet files the page's cells load, in order, once each (existing or not)."""
+    def snippets(self, existing: bool = False) -> list[Path]:
+        """The snippet files the page's cells load, in order, once each: existing or not, or
+        (``existing``) those that exist, which are what the page runs."""
         found = [loaded(self.path, c.load) for c in self.cells if c.load]
-        return list(dict.fromkeys(found))
+        return [path for path in dict.fromkeys(found) if not existing or path.is_file()]
 
 
 def snippet_files(root: Path) -> list[Path]:
@@ -211,11 +212,6 @@ def built_html(outdir: Path) -> list[Path]:
     return [page for page in outdir.rglob("*.html") if page.relative_to(outdir).parts[0] != "_static"]
 
 
-def loaded_snippets(page: Path) -> list[Path]:
-    """The snippet files ``page`` loads, in the order of its cells."""
-    return read(page).snippets()
-
-
 def page_of(snippet: Path, root: Path) -> Path:
     """The page that shows ``snippet`` (under ``root/snippets``) by the folder rule, else ValueError."""
     relative = snippet.resolve().relative_to((root / "snippets").resolve())
@@ -287,14 +283,14 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
     under its page), or every page's snippets when nothing is named."""
     root = root.resolve()
     if not pages and not snippets:
-        having = [page for page in book_pages(root) if any(p.is_file() for p in loaded_snippets(page))]
+        having = [page for page in book_pages(root) if read(page).snippets(existing=True)]
         pages = [page.relative_to(root).as_posix() for page in having]
     groups: dict[Path, list[Path]] = {}
     for name in pages:
         page = (root / name).resolve()
         if not page.is_file():
             raise ValueError(f"{name}: no such page")
-        groups[page] = [p for p in loaded_snippets(page) if p.is_file()]
+        groups[page] = read(page).snippets(existing=True)
     for name in snippets:
         path = (root / name).resolve()
         if not path.is_file() or path.suffix != ".py":
@@ -302,7 +298,7 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
         if path.name.startswith("_"):
             raise ValueError(f"{name}: a helper has no output of its own; use HELPER={name}")
         page = page_of(path, root)
-        if path not in loaded_snippets(page):
+        if path not in read(page).snippets():
             where = page.relative_to(root).as_posix()
             load = Path(os.path.relpath(path, page.parent)).as_posix()
             raise ValueError(

@@ -125,7 +125,7 @@ def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
 def test_every_snippet_is_shown_by_the_one_page_its_folder_names():
     """From a snippet's path alone one finds the page that shows it (jaxbook.pages.page_of); a
     snippet that no page loads is dead code that nobody reads."""
-    shown = [(snippet, page) for page in pages.book_pages(ROOT) for snippet in pages.loaded_snippets(page)]
+    shown = [(snippet, page) for page in pages.book_pages(ROOT) for snippet in pages.read(page).snippets()]
     wrong = [
         f"{p.relative_to(ROOT)}: loaded by no page" for p in discover() if p.resolve() not in dict(shown)
     ]

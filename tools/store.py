@@ -6,17 +6,16 @@ import argparse
 import sys
 
 from jaxbook import ROOT, pages, store
-from jaxbook.execute import Executor, book_pages_with_cells
+from jaxbook.execute import book_pages_with_cells
 
 
 def report(names: list[str], prune: bool) -> list[str]:
     """The lines of the report for the pages ``names`` (every page with cells when empty)."""
-    executor = Executor(ROOT)
     everything = book_pages_with_cells(ROOT)
     chosen = [ROOT / name for name in names] if names else everything
     lines, keep, newest = [], set(), None
     for page in everything if prune else chosen:
-        snippets = executor.snippets(page)
+        snippets = pages.read(page).snippets(existing=True)
         key, files = store.page_key(snippets, ROOT)
         keep.add(key)
         if page not in chosen:
