@@ -131,7 +131,7 @@ class Executor:
             store.save(stored, self.root)
         return stored
 
-    def run(self, page: Path) -> StoredResult:
+    def execute_again(self, page: Path) -> StoredResult:
         """Execute ``page`` now, whatever the store holds, and keep its result."""
         snippets = pages.read(page).snippets(existing=True)
         return self._execute(page, snippets, *store.page_key(snippets, self.root))

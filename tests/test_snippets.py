@@ -96,7 +96,7 @@ def test_snippets_give_the_same_output_twice(filled_store, executor):
     with Executor(ROOT) as fresh:
         again = {}
         for page in dict.fromkeys(pages.page_of(path, ROOT) for path in sample):
-            result = fresh.run(page)
+            result = fresh.execute_again(page)
             for path in sample:
                 if pages.page_of(path, ROOT) == page:
                     again[path] = result.cell(path.relative_to(ROOT).as_posix()).text
