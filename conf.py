@@ -47,9 +47,9 @@ html_favicon = "_static/favicon.svg"
 html_js_files = ["keyboard.js"]
 # The theme's Font Awesome script redraws the icons its icon font already draws (docs/upstream.md,
 # pydata-sphinx-theme 3): the publishing stage leaves it out (jaxbook/publish.py).
-publish_unused_scripts = ["_static/scripts/fontawesome.js"]
+jaxbook_publish_unused_scripts = ["_static/scripts/fontawesome.js"]
 # Bootstrap's script composes its tooltips' classes (bs-tooltip-auto): the publishing stage keeps them.
-publish_composed_classes = ["bs-"]
+jaxbook_publish_composed_classes = ["bs-"]
 # pydata-sphinx-theme 0.20 logs a console error on a first visit unless a default mode is set.
 html_context = {"default_mode": "auto"}
 html_theme_options = {

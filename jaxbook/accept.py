@@ -77,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     with Executor(root) as executor:
         for page, snippets in sorted(groups.items()):
             if executor.cached(root / page) is None:  # only what takes time is announced
-                print(f"executing {page} ({len(executor.snippets(root / page))} snippets)", flush=True)
+                print(
+                    f"executing {page} ({len(pages.read(root / page).snippets(existing=True))} snippets)",
+                    flush=True,
+                )
             result = executor.page(root / page)
             for snippet in snippets:
                 name = snippet.relative_to(root).as_posix()

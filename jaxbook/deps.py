@@ -70,6 +70,6 @@ def importers(helper: Path, root: Path) -> list[Path]:
     return [
         snippet
         for page in pages.book_pages(root)
-        for snippet in pages.loaded_snippets(page)
-        if snippet.is_file() and helper in project_dependencies(snippet, root)[1:]
+        for snippet in pages.read(page).snippets(existing=True)
+        if helper in project_dependencies(snippet, root)[1:]
     ]

@@ -17,7 +17,11 @@ from pathlib import Path
 
 from jaxbook import ROOT, book_root, pages, store
 from jaxbook.results import CellResult, PageResult
+from jaxbook.store import StoredResult
 
+#: What the kernel evaluates for :meth:`Kernel.stamp` (one name in its namespace, which the next
+#: page's reset removes).
+STAMP = "__jaxbook_stamp__ = __import__('json').dumps(__import__('jaxbook.runtime').runtime.stamp())"
 #: Seconds to wait for a kernel to start, and for one snippet (its own limit is shorter).
 START_TIMEOUT = 120
 RUN_TIMEOUT = 900
@@ -53,6 +57,7 @@ class Kernel:
         self.kc = self.km.client()
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=START_TIMEOUT)
+        self._stamp: dict | None = None
 
     def request(self, code: str, result: str | None = None) -> str | None:
         """Execute ``code``; return the value of the variable ``result`` afterwards (a str)."""
@@ -75,12 +80,20 @@ class Kernel:
 
     def run_page(self, snippets: list[Path]) -> list[CellResult]:
         """Run ``snippets`` in order, as one page, in a fresh state."""
+        self.stamp()  # before the first page can change a setting the stamp reads
         self.request("__jaxbook_page__()")
         cells = []
         for snippet in snippets:
             data = json.loads(self.request(f"__jaxbook_run__({str(snippet)!r})", "__jaxbook_result__"))
             cells.append(CellResult(**data))
         return cells
+
+    def stamp(self) -> dict:
+        """The environment this kernel runs the snippets in (:func:`jaxbook.runtime.stamp`), read
+        once, before it runs a page."""
+        if self._stamp is None:
+            self._stamp = json.loads(self.request(STAMP, "__jaxbook_stamp__"))
+        return self._stamp
 
     def close(self) -> None:
         self.kc.stop_channels()
@@ -96,33 +109,39 @@ class Executor:
         self._kernel: Kernel | None = None
         self.executed: list[str] = []  # pages this executor ran (the others came from the store)
 
-    def snippets(self, page: Path) -> list[Path]:
-        return [p for p in pages.read(page).snippets() if p.is_file()]
-
-    def cached(self, page: Path) -> PageResult | None:
-        """The stored result of ``page`` as its files are now, or None."""
-        key, _ = store.page_key(self.snippets(page), self.root)
-        return store.load(key, self.root)
-
-    def page(self, page: Path) -> PageResult:
-        """The result of ``page`` (a path under the root): stored, or executed now and stored."""
-        snippets = self.snippets(page)
-        key, inputs = store.page_key(snippets, self.root)
-        return store.load(key, self.root) or self._execute(page, snippets, key, inputs)
-
-    def run(self, page: Path) -> PageResult:
-        """Execute ``page`` now, whatever the store holds, and keep its result."""
-        snippets = self.snippets(page)
-        return self._execute(page, snippets, *store.page_key(snippets, self.root))
-
-    def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> PageResult:
+    def kernel(self) -> Kernel:
         if self._kernel is None:
             self._kernel = Kernel(self.root)
+        return self._kernel
+
+    def cached(self, page: Path) -> StoredResult | None:
+        """The stored result of ``page`` as its files are now, or None."""
+        key, _ = store.page_key(pages.read(page).snippets(existing=True), self.root)
+        return store.load(key, self.root)
+
+    def page(self, page: Path) -> StoredResult:
+        """The result of ``page`` (a path under the root): stored, or executed now and stored."""
+        snippets = pages.read(page).snippets(existing=True)
+        key, inputs = store.page_key(snippets, self.root)
+        stored = store.load(key, self.root)
+        if stored is None:
+            return self._execute(page, snippets, key, inputs)
+        if stored.stamp is None:  # stored before stamps were kept: its key holds what the stamp
+            stored.stamp = self.kernel().stamp()  # describes (JAX, its settings, the CPU, Python)
+            store.save(stored, self.root)
+        return stored
+
+    def execute_again(self, page: Path) -> StoredResult:
+        """Execute ``page`` now, whatever the store holds, and keep its result."""
+        snippets = pages.read(page).snippets(existing=True)
+        return self._execute(page, snippets, *store.page_key(snippets, self.root))
+
+    def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> StoredResult:
         start = time.perf_counter()
-        cells = self._kernel.run_page(snippets)
+        cells = self.kernel().run_page(snippets)
         seconds = round(time.perf_counter() - start, 3)
         name = page.resolve().relative_to(self.root).as_posix()
-        result = PageResult(name, key, inputs, cells, seconds)
+        result = StoredResult(name, key, inputs, cells, seconds, self.kernel().stamp())
         self.executed.append(name)
         # Kept unless a file was edited while it ran, or a snippet broke its contract: a failure
         # is executed again by the next build (it may have been a timeout under load).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,13 @@ PAGE_PATTERNS = ("index.md", "guide/*.md", "docs/*.md", "practice/*.md", "practi
 MYST_EXTENSIONS = ("colon_fence", "deflist", "dollarmath")
 CODE_CELL = "{code-cell}"
 TOCTREE = "{toctree}"
+#: A line that opens a directive with backticks (```{dropdown} ...); the ticks are group 1.
+DIRECTIVE_FENCE = re.compile(r"\s*(`{3,})\{")
+NOT_A_FENCE = (
+    "'{}' is not read as a directive: a backtick fence's title cannot contain a backtick, so MyST "
+    "reads the line as text and the closing fence opens a code block that swallows what follows{} "
+    "up to the next fence; write the title without backticks (or open the directive with ':::')"
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,7 @@ class Page:
     top_matter: dict = field(default_factory=dict)
     cells: tuple[Cell, ...] = ()
     toctree: tuple[str, ...] = ()  # the entries of its ``{toctree}`` blocks, relative to the page
+    not_fences: tuple[tuple[int, str], ...] = ()  # (line, why) of each directive read as text
 
     def children(self) -> list[Path]:
         """The page sources its toctrees list, in order (entries that name no file are left out)."""
@@ -50,10 +59,11 @@ class Page:
         """MyST-NB reads the page as a notebook (``file_format: mystnb``) and executes it."""
         return self.top_matter.get("file_format") == "mystnb"
 
-    def snippets(self) -> list[Path]:
-        """The snippet files the page's cells load, in order, once each (existing or not)."""
+    def snippets(self, existing: bool = False) -> list[Path]:
+        """The snippet files the page's cells load, in order, once each: existing or not, or
+        (``existing``) those that exist, which are what the page runs."""
         found = [loaded(self.path, c.load) for c in self.cells if c.load]
-        return list(dict.fromkeys(found))
+        return [path for path in dict.fromkeys(found) if not existing or path.is_file()]
 
 
 def snippet_files(root: Path) -> list[Path]:
@@ -77,10 +87,11 @@ def tokens(text: str, inline: bool = False) -> list:
 
 
 @functools.cache
-def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
+def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...], tuple[tuple[int, str], ...]]:
     blocks = tokens(text + "\n")
     lines = text.split("\n")
     top_matter, cells, toctree = None, [], []
+    not_fences = tuple(_not_fences(blocks))
     if blocks and blocks[0].type == "front_matter":
         try:
             top_matter = yaml.safe_load(blocks[0].content)
@@ -109,7 +120,33 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...]]:
                 unreadable=unreadable,
             )
         )
-    return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree)
+    return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree), not_fences
+
+
+def _not_fences(blocks: list):
+    """(line, why) for each line written as a directive's backtick fence that MyST reads as text
+    (its title holds a backtick), naming the code cells that the fence it leaves open swallows."""
+    for number, token in enumerate(blocks):
+        if token.type != "inline" or not token.map:
+            continue
+        paragraph = token.content.split("\n")
+        for offset, line in enumerate(paragraph):
+            opening = DIRECTIVE_FENCE.match(line)
+            if not opening:
+                continue
+            rest = "\n".join(paragraph[offset:])[opening.end() :]
+            if re.search(rf"(?<!`){opening[1]}(?!`)", rest):  # closed: inline code, not a fence
+                continue
+            fence = next((block for block in blocks[number:] if block.type == "fence"), None)
+            inside = fence.content.split("\n") if fence is not None and not fence.info else []
+            swallowed = [
+                str(fence.map[0] + 2 + index)
+                for index, text in enumerate(inside)
+                if text.lstrip().startswith("`") and CODE_CELL in text
+            ]
+            plural = "s" if len(swallowed) > 1 else ""
+            where = f" (the code cell{plural} at line{plural} {', '.join(swallowed)})" if swallowed else ""
+            yield token.map[0] + 1 + offset, NOT_A_FENCE.format(line.strip(), where)
 
 
 def captioned_toctrees(page: Path) -> list[tuple[str, list[Path]]]:
@@ -173,11 +210,6 @@ def published_pages(root: Path) -> list[str]:
 def built_html(outdir: Path) -> list[Path]:
     """The HTML pages of the site built in ``outdir`` (not the theme's fragments under ``_static``)."""
     return [page for page in outdir.rglob("*.html") if page.relative_to(outdir).parts[0] != "_static"]
-
-
-def loaded_snippets(page: Path) -> list[Path]:
-    """The snippet files ``page`` loads, in the order of its cells."""
-    return read(page).snippets()
 
 
 def page_of(snippet: Path, root: Path) -> Path:
@@ -251,14 +283,14 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
     under its page), or every page's snippets when nothing is named."""
     root = root.resolve()
     if not pages and not snippets:
-        having = [page for page in book_pages(root) if any(p.is_file() for p in loaded_snippets(page))]
+        having = [page for page in book_pages(root) if read(page).snippets(existing=True)]
         pages = [page.relative_to(root).as_posix() for page in having]
     groups: dict[Path, list[Path]] = {}
     for name in pages:
         page = (root / name).resolve()
         if not page.is_file():
             raise ValueError(f"{name}: no such page")
-        groups[page] = [p for p in loaded_snippets(page) if p.is_file()]
+        groups[page] = read(page).snippets(existing=True)
     for name in snippets:
         path = (root / name).resolve()
         if not path.is_file() or path.suffix != ".py":
@@ -266,7 +298,7 @@ def selection(root: Path, pages: list[str], snippets: list[str]) -> dict[str, li
         if path.name.startswith("_"):
             raise ValueError(f"{name}: a helper has no output of its own; use HELPER={name}")
         page = page_of(path, root)
-        if path not in loaded_snippets(page):
+        if path not in read(page).snippets():
             where = page.relative_to(root).as_posix()
             load = Path(os.path.relpath(path, page.parent)).as_posix()
             raise ValueError(

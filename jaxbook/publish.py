@@ -403,7 +403,7 @@ def publish(app, exception) -> None:
         return
     outdir, config = Path(app.outdir), app.config
     static = outdir / "_static"
-    code, composed = memo_key(), tuple(config.publish_composed_classes)
+    code, composed = memo_key(), tuple(config.jaxbook_publish_composed_classes)
     memos = {kind: Memo(app, kind, code) for kind in ("font", "webp", "words")}
     pages = {}  # each page: its HTML, its parsed HTML (only its links if published before), and if new
     for page in built_html(outdir):
@@ -414,8 +414,10 @@ def publish(app, exception) -> None:
             continue
         soup = BeautifulSoup(html, "html.parser")
         if soup.head is not None:
-            name_controls(soup, config.publish_toggle_label)
-            lighter_scripts(soup, page == outdir / "search.html", tuple(config.publish_unused_scripts))
+            name_controls(soup, config.jaxbook_publish_toggle_label)
+            lighter_scripts(
+                soup, page == outdir / "search.html", tuple(config.jaxbook_publish_unused_scripts)
+            )
             html = str(soup)
         pages[page] = html, soup, True
 
@@ -463,11 +465,11 @@ def publish(app, exception) -> None:
 
 def setup(app):
     # Scripts the theme links that no page needs (conf.py says which, and why).
-    app.add_config_value("publish_unused_scripts", (), "html", types=(list, tuple))
+    app.add_config_value("jaxbook_publish_unused_scripts", (), "html", types=(list, tuple))
     # Prefixes of the class names the theme's scripts compose at run time: never purged.
-    app.add_config_value("publish_composed_classes", (), "html", types=(list, tuple))
+    app.add_config_value("jaxbook_publish_composed_classes", (), "html", types=(list, tuple))
     # The name of a section's toggle in a navigation list ({} is the section's link text).
-    app.add_config_value("publish_toggle_label", "Pages in {}", "html", types=(str,))
+    app.add_config_value("jaxbook_publish_toggle_label", "Pages in {}", "html", types=(str,))
     # Last: the theme writes its stylesheets (pygments.css) when the build finishes too.
     app.connect("build-finished", publish, priority=1000)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,13 +15,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from jaxbook import fingerprint, layout
 from jaxbook.deps import project_dependencies
 from jaxbook.files import file_digest, write_atomic
 from jaxbook.results import CellResult, PageResult
+
+
+@dataclass
+class StoredResult(PageResult):
+    """A :class:`~jaxbook.results.PageResult` as the store keeps it, with the environment of the
+    kernel that produced it (:func:`jaxbook.runtime.stamp`, what the page's note says; None in an
+    entry stored before stamps were kept). Kept here, not in the kernel's results module, whose
+    code is part of every key."""
+
+    stamp: dict | None = None
 
 
 def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
@@ -58,18 +68,18 @@ def path_of(key: str, root: Path) -> Path:
     return folder(root) / key[:2] / f"{key}.json"
 
 
-def load(key: str, root: Path) -> PageResult | None:
+def load(key: str, root: Path) -> StoredResult | None:
     """The stored result of ``key``, or None (absent or unreadable: executed again)."""
     try:
         data = json.loads(path_of(key, root).read_text(encoding="utf-8"))
         data.pop("made_of", None)
         data["cells"] = [CellResult(**cell) for cell in data["cells"]]
-        return PageResult(**data)
+        return StoredResult(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
-def save(result: PageResult, root: Path) -> Path:
+def save(result: StoredResult, root: Path) -> Path:
     """Keep ``result`` under its key, atomically, with what the key was made of besides the
     page's files: the kernel's code and its environment, as this process sees them (the caller
     has just checked that they give ``result.key``)."""
@@ -85,20 +95,28 @@ def entries(root: Path) -> list[Path]:
     return sorted(folder(root).glob("??/*.json"), key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
-def explain(page: str, key: str, order: list[str], files: dict[str, str], root: Path) -> list[str]:
-    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
-    ``order`` running ``files``, has no stored result: what differs from its newest stored
-    result, one reason a line; [] when it has one."""
-    if path_of(key, root).is_file():
-        return []
-    last = None
+def newest_by_page(root: Path) -> dict[str, dict]:
+    """Each page's newest stored entry (as its JSON file holds it), every entry read once."""
+    newest = {}
     for path in entries(root):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if data.get("page") == page:
-            last = data
+        newest[data.get("page")] = data
+    return newest
+
+
+def explain(
+    page: str, key: str, order: list[str], files: dict[str, str], root: Path, newest: dict | None = None
+) -> list[str]:
+    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
+    ``order`` running ``files``, has no stored result: what differs from its newest stored
+    result (from ``newest``, :func:`newest_by_page` read once for many pages), one reason a line;
+    [] when it has one."""
+    if path_of(key, root).is_file():
+        return []
+    last = (newest_by_page(root) if newest is None else newest).get(page)
     if last is None:
         return ["no result of this page is stored"]
     reasons = []

@@ -371,7 +371,7 @@ def page_sources(page: Path) -> tuple[Path, ...]:
     the problem's folder and the files practice/ shares."""
     from jaxbook import downloads, outputs, store
 
-    snippets = pages.loaded_snippets(page)
+    snippets = pages.read(page).snippets()
     found = [page, *(root / name for name in store.inputs(snippets, root))]
     found += [outputs.expected_path(s) for s in snippets]
     problem = downloads.practice_problem(page, root)

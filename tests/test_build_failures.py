@@ -29,6 +29,8 @@ SUBCLASS = """\
     """
 
 
+#: A dropdown's title with inline code: not a title a backtick fence can hold.
+DROPDOWN = "Why `jit` waits"
 #: The tests of the broken book run on one xdist worker, which builds it once for all of them.
 broken_book = pytest.mark.xdist_group("broken-book")
 
@@ -61,7 +63,9 @@ def broken(tmp_path_factory):
     path = book.page("allowed", "demo/boom.py")
     text = path.read_text()
     path.write_text(text.replace("---\n", "---\nmystnb:\n  execution_allow_errors: true\n", 1))
-    book.page("good", "demo/ok.py")
+    book.page("good", "demo/ok.py", body=f"```{{dropdown}} {DROPDOWN.replace('`', '')}\nProse.\n```\n")
+    # A backtick in a fenced directive's title: the closing fence would swallow the cell after it.
+    book.page("dropdown", "demo/ok.py", body=f"```{{dropdown}} {DROPDOWN}\nProse.\n```\n")
     # A directive the reader's notebook cannot show (jaxbook/downloads.py).
     book.page("epigraph", "demo/ok.py", body="```{epigraph}\nA quotation.\n```\n")
     return book, book.build(), book.build()
@@ -104,6 +108,11 @@ REPORTED = {
     "epigraph": ("epigraph.md:9", "the directive {epigraph} has no form"),
     "missing": (":load: ../snippets/demo/nowhere.py", "snippet file not found: snippets/demo/nowhere.py"),
     "tagged": (":tags: [raises-exception]", "the tag 'raises-exception'"),
+    "dropdown": (
+        f"```{{dropdown}} {DROPDOWN}",
+        "is not read as a directive: a backtick fence's title cannot contain a backtick",
+        "swallows what follows (the code cell at line 14)",
+    ),
 }
 
 

@@ -55,6 +55,25 @@ def test_cells_options_and_inline_code():
     assert not without_top_matter.is_notebook and len(without_top_matter.cells) == 3
 
 
+def test_a_directive_fence_with_a_backtick_in_its_title_is_found_at_its_line():
+    """Markdown reads ```{dropdown} Why `jit` ... as text; its closing fence then opens a code block
+    that swallows the next cell. The good forms: a plain title, a ::: fence, inline code."""
+    cell = "```{code-cell} ipython3\n:load: ../snippets/a/one.py\n```\n"
+    bad = pages.parse(f"# T\n\n```{{dropdown}} Why `jit` waits\nProse.\n```\n\n{cell}", Path("p.md"))
+    assert not bad.cells
+    [(line, why)] = bad.not_fences
+    assert line == 3 and "'```{dropdown} Why `jit` waits' is not read as a directive" in why
+    assert "swallows what follows (the code cell at line 7)" in why
+    for good in (
+        "```{dropdown} Why jit waits\nProse.\n```\n",
+        ":::{dropdown} Why `jit` waits\nProse.\n:::\n",
+        "Write ```{code-cell}``` then the options.\n",
+        "```{code-cell}``` starts a cell.\n",
+    ):
+        page = pages.parse(f"# T\n\n{good}\n{cell}", Path("p.md"))
+        assert not page.not_fences and len(page.cells) == 1, good
+
+
 def test_the_book_pages_are_the_pages_sphinx_reads():
     """What conf.py evaluates to: Sphinx reads the pages jaxbook.pages lists (and the 404 page),
     with the MyST extensions the book's own parser uses."""

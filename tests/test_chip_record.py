@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import shutil
+import types
 from pathlib import Path
 
 import pytest
@@ -153,6 +155,24 @@ def test_a_reference_shows_the_figure_as_stored_or_as_asked():
 def test_a_reference_the_record_cannot_answer_names_the_key(reference, message):
     with pytest.raises(chip.ChipError, match=message):
         chip.reference_text(ROOT, "chip", reference)
+
+
+def test_a_record_is_parsed_once_and_read_again_when_it_changes(tmp_path, monkeypatch):
+    """A page cites a record in many roles: it is parsed once, and again when the file changes."""
+    path = tmp_path / "tpu_x.json"
+    record = {"stamp": {"device_kind": "TPU x", "jax": "0.12.0", "date": "2026-12-06 05:33 UTC"}}
+    path.write_text(json.dumps(record | {"roofline": {"k": 1}}))
+    parsed = []
+    counting = types.SimpleNamespace(JSONDecodeError=json.JSONDecodeError)
+    counting.loads = lambda text: parsed.append(1) or json.loads(text)
+    monkeypatch.setattr(chip, "json", counting)
+    assert [chip.lookup(chip.load(path), "roofline.k") for _ in range(3)] == [1, 1, 1]
+    assert len(parsed) == 1
+    path.write_text(json.dumps(record | {"roofline": {"k": 22}}))  # another size
+    assert chip.lookup(chip.load(path), "roofline.k") == 22
+    path.write_text(json.dumps(record | {"roofline": {"k": 33}}))  # the same size, a later time
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert chip.lookup(chip.load(path), "roofline.k") == 33 and len(parsed) == 3
 
 
 def test_the_notebook_shows_the_same_figures_and_fails_at_the_line(tmp_path):

@@ -210,7 +210,9 @@ def small_site(tmp_path: Path):
         doctreedir=str(tmp_path / "doctrees"),
         builder=SimpleNamespace(format="html"),
         config=SimpleNamespace(
-            publish_unused_scripts=[], publish_composed_classes=[], publish_toggle_label="Pages in {}"
+            jaxbook_publish_unused_scripts=[],
+            jaxbook_publish_composed_classes=[],
+            jaxbook_publish_toggle_label="Pages in {}",
         ),
     )
     return app, out

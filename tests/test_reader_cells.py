@@ -17,7 +17,7 @@ from jaxbook import ROOT
 from jaxbook.downloads import on_html_page_context, shown_lines
 from jaxbook.reader import reader_view, varies_note
 from jaxbook.snippet import SnippetError
-from jaxbook.sphinxext import getcode, stamp
+from jaxbook.sphinxext import getcode, mystnb, stamp
 from jaxbook.upstream import theme
 from tests.helpers import Book
 
@@ -144,8 +144,8 @@ def page(*body: nodes.Node, title: bool = True) -> nodes.document:
 
 
 def resolve(doctree) -> None:
-    env = types.SimpleNamespace(jaxbook_stamp=STAMP)
-    app = types.SimpleNamespace(builder=types.SimpleNamespace(format="html"), env=env)
+    doctree[mystnb.STAMP] = STAMP  # what the page's stored result gave it when it was read
+    app = types.SimpleNamespace(builder=types.SimpleNamespace(format="html"))
     stamp.on_doctree_resolved(app, doctree, "guide/a")
 
 

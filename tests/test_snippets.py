@@ -96,7 +96,7 @@ def test_snippets_give_the_same_output_twice(filled_store, executor):
     with Executor(ROOT) as fresh:
         again = {}
         for page in dict.fromkeys(pages.page_of(path, ROOT) for path in sample):
-            result = fresh.run(page)
+            result = fresh.execute_again(page)
             for path in sample:
                 if pages.page_of(path, ROOT) == page:
                     again[path] = result.cell(path.relative_to(ROOT).as_posix()).text
@@ -125,7 +125,7 @@ def test_every_snippet_has_an_expected_output_and_no_stray_out_file():
 def test_every_snippet_is_shown_by_the_one_page_its_folder_names():
     """From a snippet's path alone one finds the page that shows it (jaxbook.pages.page_of); a
     snippet that no page loads is dead code that nobody reads."""
-    shown = [(snippet, page) for page in pages.book_pages(ROOT) for snippet in pages.loaded_snippets(page)]
+    shown = [(snippet, page) for page in pages.book_pages(ROOT) for snippet in pages.read(page).snippets()]
     wrong = [
         f"{p.relative_to(ROOT)}: loaded by no page" for p in discover() if p.resolve() not in dict(shown)
     ]

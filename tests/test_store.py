@@ -9,14 +9,17 @@ import shutil
 import signal
 import subprocess
 import time
+import types
 from pathlib import Path
 
 import pytest
 
-from jaxbook import fingerprint, layout, store
+from jaxbook import fingerprint, layout, pages, store
 from jaxbook.build import strict_command
+from jaxbook.execute import Executor
 from jaxbook.files import write_atomic, write_changed
 from jaxbook.results import CellResult, PageResult
+from jaxbook.store import StoredResult
 from tests.helpers import Book
 
 # Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
@@ -93,11 +96,30 @@ def test_the_machinery_hash_changes_with_the_code_the_kernel_runs_only(tmp_path)
 
 def test_a_result_is_kept_whole_and_an_incomplete_one_is_not_trusted(book):
     cells = [CellResult("snippets/a/two.py", text="2\n")]
-    result = PageResult("guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, cells, seconds=1.5)
+    stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
+    result = StoredResult("guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, cells, 1.5, stamp)
     path = store.save(result, book)
     assert store.load(result.key, book) == result
     path.write_text(path.read_text()[:-10])  # what a write cut short would leave, were it not atomic
     assert store.load(result.key, book) is None
+
+
+def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book):
+    """An entry an older build stored has no stamp: the executor asks its kernel for one (the
+    key holds all the stamp describes) and keeps it, so the page's note is never left without."""
+    page = book / "guide" / "a.md"
+    page.parent.mkdir()
+    page.write_text("# A\n\n```{code-cell} python\n:load: ../snippets/a/two.py\n```\n")
+    executor = Executor(book)
+    key, files = store.page_key(pages.read(page).snippets(existing=True), book)
+    store.save(PageResult("guide/a.md", key, files, []), book)  # what an older build stored
+    assert store.load(key, book).stamp is None
+    stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
+    asked = []
+    executor._kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
+    assert executor.page(page).stamp == stamp
+    assert store.load(key, book).stamp == stamp and executor.page(page).stamp == stamp
+    assert asked == [1]
 
 
 @pytest.mark.build
@@ -209,6 +231,19 @@ def test_the_store_says_why_a_page_runs_again(book, monkeypatch):
     assert why(book, "guide/a.md", "one.py", "two.py")[1].startswith(
         "the kernel's environment changed: jax ("
     )
+
+
+def test_the_store_is_read_once_to_say_why_many_pages_run_again(book, monkeypatch):
+    stored(book, "guide/a.md", "one.py")
+    stored(book, "guide/b.md", "two.py")
+    (book / "snippets" / "a" / "two.py").write_text("print(22)\n")
+    newest = store.newest_by_page(book)
+    assert sorted(newest) == ["guide/a.md", "guide/b.md"]
+    monkeypatch.setattr(store, "entries", lambda root: pytest.fail("the store was read again"))
+    key, files = store.page_key([book / "snippets" / "a" / "two.py"], book)
+    assert store.explain("guide/b.md", key, ["snippets/a/two.py"], files, book, newest) == [
+        "snippets/a/two.py changed"
+    ]
 
 
 def test_pruning_keeps_what_the_pages_reach_now_and_nothing_else(book):

@@ -102,7 +102,7 @@ def timed_build(out: Path, store: Path | None = None) -> tuple[float, list[str]]
 
 def pages_loading(snippet: Path) -> int:
     """How many pages load ``snippet`` (what an edit of it must execute)."""
-    return sum(snippet.resolve() in pages.loaded_snippets(page) for page in pages.book_pages(ROOT))
+    return sum(snippet.resolve() in pages.read(page).snippets() for page in pages.book_pages(ROOT))
 
 
 def warm_snippets() -> tuple[float, int]:

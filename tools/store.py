@@ -6,17 +6,16 @@ import argparse
 import sys
 
 from jaxbook import ROOT, pages, store
-from jaxbook.execute import Executor, book_pages_with_cells
+from jaxbook.execute import book_pages_with_cells
 
 
 def report(names: list[str], prune: bool) -> list[str]:
     """The lines of the report for the pages ``names`` (every page with cells when empty)."""
-    executor = Executor(ROOT)
     everything = book_pages_with_cells(ROOT)
     chosen = [ROOT / name for name in names] if names else everything
-    lines, keep = [], set()
+    lines, keep, newest = [], set(), None
     for page in everything if prune else chosen:
-        snippets = executor.snippets(page)
+        snippets = pages.read(page).snippets(existing=True)
         key, files = store.page_key(snippets, ROOT)
         keep.add(key)
         if page not in chosen:
@@ -28,7 +27,8 @@ def report(names: list[str], prune: bool) -> list[str]:
             continue
         order = [s.resolve().relative_to(ROOT).as_posix() for s in snippets]
         lines.append(f"{name}: not stored, runs at the next build:")
-        lines += [f"  {reason}" for reason in store.explain(name, key, order, files, ROOT)]
+        newest = store.newest_by_page(ROOT) if newest is None else newest
+        lines += [f"  {reason}" for reason in store.explain(name, key, order, files, ROOT, newest)]
     if prune:
         count = len(store.entries(ROOT))
         gone, size = store.prune(keep, {p.relative_to(ROOT).as_posix() for p in everything}, ROOT)

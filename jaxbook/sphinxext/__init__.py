@@ -64,5 +64,5 @@ def setup(app):
         "version": "1",
         "parallel_read_safe": True,
         "parallel_write_safe": True,
-        "env_version": 1,  # the form of what it keeps in the environment (findings, stamps)
+        "env_version": 1,  # the form of what it keeps in the environment (findings)
     }

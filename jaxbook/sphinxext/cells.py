@@ -62,9 +62,13 @@ def page_execution_settings(page: pages.Page, lines: list[str]) -> list[tuple[st
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
     """Validate the page's code cells, record what the page depends on, and turn each invalid
-    cell into text, so the build goes on and reports every failure at once."""
+    cell into text, so the build goes on and reports every failure at once. A directive's fence
+    that Markdown reads as text (a backtick in its title) fails at its line: it swallows the
+    cells after it."""
     path = Path(app.env.doc2path(docname))
     page = pages.parse(source[0], path)
+    for line, message in page.not_fences:
+        source_finding(app.env, docname, message, line)
     if not page.cells:
         return
     lines = source[0].split("\n")

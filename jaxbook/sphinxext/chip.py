@@ -17,6 +17,7 @@ notebook shows the same figures (:func:`notebook_markdown`, :func:`markdown_tabl
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -46,9 +47,18 @@ def record_path(srcdir: str | Path, folder: str, chip: str) -> Path:
 
 
 def load(path: Path) -> dict:
-    """The record at ``path``; ChipError if there is none or it is not a record (no stamp)."""
-    if not path.is_file():
-        raise ChipError(f"no chip record {path.name!r} in {path.parent.name}/")
+    """The record at ``path`` (read again only when the file changes: a page cites it in many
+    roles; shared, so never modified); ChipError if there is none or it is not a record."""
+    try:
+        status = path.stat()
+    except OSError:
+        raise ChipError(f"no chip record {path.name!r} in {path.parent.name}/") from None
+    return _parse(path.resolve(), status.st_mtime_ns, status.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(path: Path, mtime_ns: int, size: int) -> dict:
+    """The record at ``path`` as it was at ``mtime_ns`` with ``size`` bytes (the cache's key)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

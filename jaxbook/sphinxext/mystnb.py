@@ -30,8 +30,11 @@ LANGUAGE_INFO = {
     "mimetype": "text/x-python",
     "nbconvert_exporter": "python",
 }
+#: The attribute of a page's doctree that holds its stamp (:func:`jaxbook.runtime.stamp`).
+STAMP = "jaxbook_stamp"
 _app = None  # this process's Sphinx application (parallel workers are forks)
 _filled: set[str] = set()  # the pages whose outputs this process took from the store
+_stamps: dict[str, dict] = {}  # by page, the environment of the kernel that produced its outputs
 
 
 @functools.cache
@@ -63,6 +66,8 @@ def fill_outputs(notebook, path: Path, cell_line) -> tuple[float, bool] | None:
         message = f"the page could not be executed: {exc}"
         report(_app, docname, [CellFinding(1, verdict.Finding(None, "execution", message, message))])
         return None
+    if result.stamp:
+        _stamps[docname] = result.stamp
     # What a kernel's reply would have told MyST-NB: the cells' language, for their lexer.
     notebook.metadata["language_info"] = LANGUAGE_INFO | {"version": platform.python_version()}
     found, count = [], 0
@@ -86,10 +91,13 @@ def fill_outputs(notebook, path: Path, cell_line) -> tuple[float, bool] | None:
 
 
 def on_doctree_read(app, doctree) -> None:
-    """Fail the build if MyST-NB rendered this page's snippet cells without the store's outputs."""
+    """Fail the build if MyST-NB rendered this page's snippet cells without the store's outputs;
+    keep in the page's doctree the stamp of the kernel that produced them (:data:`STAMP`)."""
     options = (upstream.code_cell_options(n) or {} for n in doctree.findall(nodes.container))
     if any(o.get("load") for o in options) and app.env.docname not in _filled:
         raise ExtensionError(upstream.NOT_FILLED)
+    if app.env.docname in _stamps:
+        doctree[STAMP] = _stamps.pop(app.env.docname)
 
 
 def on_config_inited(app, config) -> None:

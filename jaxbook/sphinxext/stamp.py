@@ -7,33 +7,25 @@ outputs opening with one note, right under its title.
   it, for a declared platform difference, a folded note: what another machine prints, opened for why.
 - The page's note (:func:`page_note`, a node after the title, built when the page is written):
   the reader's notebook to download (:mod:`jaxbook.downloads` writes it when the node is rendered)
-  and the environment that produced the outputs, measured once per build that reads a page.
+  and the environment that produced the outputs: the stamp of the page's stored result, which
+  :mod:`.mystnb` keeps in the page's doctree.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from docutils import nodes
 
-from jaxbook import book_root, pages
+from jaxbook import pages
 from jaxbook.reader import reader_view, varies_note
 from jaxbook.snippet import PlatformDifference, display_path
 from jaxbook.sphinxext import code_paragraph
+from jaxbook.sphinxext.mystnb import STAMP
 from jaxbook.upstream import mystnb
 
 #: What a reader calls each platform a ``# platform:`` line may name.
 PLATFORM_NAMES = {"gpu": "GPU", "tpu": "TPU"}
-
-
-def on_env_before_read_docs(app, env, docnames: list[str]) -> None:
-    if docnames or not getattr(env, "jaxbook_stamp", None):
-        command = [sys.executable, "-m", "jaxbook.runtime"]
-        done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=book_root())
-        env.jaxbook_stamp = json.loads(done.stdout)
 
 
 def class_name(path: str) -> str:
@@ -165,14 +157,13 @@ def on_doctree_resolved(app, doctree, docname: str) -> None:
     section = next((child for child in doctree.children if isinstance(child, nodes.section)), None)
     parent = section if section is not None else doctree
     title = parent.first_child_matching_class(nodes.title) if section is not None else None
-    parent.insert(0 if title is None else title + 1, page_note(getattr(app.env, "jaxbook_stamp", None)))
+    parent.insert(0 if title is None else title + 1, page_note(doctree.get(STAMP)))
 
 
 def setup(app):
     app.add_node(download, html=(_skip, None), text=(_skip, None), latex=(_skip, None))
     app.add_node(details, html=(_open("details"), _close("details")))
     app.add_node(summary, html=(_open("summary"), _close("summary")))
-    app.connect("env-before-read-docs", on_env_before_read_docs)
     app.connect("doctree-read", on_doctree_read)
     app.connect("doctree-resolved", on_doctree_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
