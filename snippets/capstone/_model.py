@@ -1,5 +1,6 @@
 """The capstone's model: a small decoder-only transformer whose parameters
-carry logical axis names, mapped onto mesh axes by one rules table."""
+carry logical axis names, mapped onto mesh axes by one rules table. Its layer
+(block, with rms_norm and attend) is the page's cell layer.py."""
 
 import itertools
 import math
@@ -9,6 +10,8 @@ import jax.numpy as jnp
 import optax
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec as P
+
+from snippets.capstone.layer import block, rms_norm
 
 bf16, f32 = jnp.bfloat16, jnp.float32
 #: vocabulary (the corpus's 90 characters, padded to a multiple of 8),
@@ -99,44 +102,6 @@ def init(key):
     blocks = {"norm1": ones, "norm2": ones}
     blocks |= {k: w.pop(k) for k in ("qkv", "out", "up", "down")}
     return {**w, "blocks": blocks, "norm": jnp.ones((D,))}
-
-
-def rms_norm(x, scale):
-    """Normalise in float32. x: (..., D), scale: (D,) -> x's dtype."""
-    y = x.astype(f32)
-    y = y * lax.rsqrt(jnp.mean(y * y, axis=-1, keepdims=True) + 1e-6)
-    return (y * scale).astype(x.dtype)
-
-
-def attend(q, k, v, q_pos):
-    """Causal attention. q: (b, s, H, K) at positions q_pos (s,), k, v:
-    (b, t, H, K) at positions 0 .. t - 1 -> (b, s, H, K), v's dtype."""
-    scores = jnp.einsum("bshk,bthk->bhst", q, k, preferred_element_type=f32)
-    causal = q_pos[:, None] >= jnp.arange(k.shape[1])[None, :]
-    scores = jnp.where(causal, scores / math.sqrt(K), -jnp.inf)
-    att = jax.nn.softmax(scores, axis=-1).astype(v.dtype)
-    return jnp.einsum("bhst,bthk->bshk", att, v)
-
-
-def block(x, p, cache, pos):
-    """One pre-norm transformer layer on positions pos .. pos + s - 1.
-
-    x: (b, s, D) in the compute dtype (bfloat16 in training); p: one layer's
-    float32 weights, cast to it; cache: None (training: attend to these s
-    positions) or keys and values, (b, S, H, K) each.
-    -> (x, cache with this call's keys and values at pos)."""
-    s, dt = x.shape[1], x.dtype
-    h = rms_norm(x, p["norm1"])
-    q, k, v = jnp.einsum("bsd,dthk->tbshk", h, p["qkv"].astype(dt))
-    if cache is not None:  # decoding: write k, v at pos, attend to all S
-        k = lax.dynamic_update_slice_in_dim(cache[0], k, pos, axis=1)
-        v = lax.dynamic_update_slice_in_dim(cache[1], v, pos, axis=1)
-        cache = (k, v)
-    o = attend(q, k, v, pos + jnp.arange(s))
-    x = x + jnp.einsum("bshk,hkd->bsd", o, p["out"].astype(dt))
-    h = rms_norm(x, p["norm2"])
-    h = jax.nn.gelu(h @ p["up"].astype(dt))
-    return x + h @ p["down"].astype(dt), cache
 
 
 #: The KV cache's axes: batch split like the data, heads like the weights.
