@@ -329,20 +329,26 @@ def top_level_imports(text: str) -> set[str]:
     return names - set(sys.stdlib_module_names)
 
 
+#: Jupyter's metadata for a cell whose source is collapsed: the reader sees its output, not its code.
+HIDDEN = {"jupyter": {"source_hidden": True}}
+
+
 def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
-    """Cells that write ``paths`` (project files) at the same relative paths in the working folder."""
+    """Cells that write ``paths`` (project files) at the same relative paths in the working folder.
+    A practice notebook's checker (role ``check``) is collapsed: it is set-up, not the lesson."""
     if not paths:
         return []
     folders = {p.relative_to(root).parent.as_posix() for p in paths} - {"."}
     folders = sorted(f for f in folders if not any(g.startswith(f + "/") for g in folders))
+    collapsed = HIDDEN if role == "check" else {}
     cells = []
     if folders:
         makedirs = "\n".join(f"os.makedirs({json.dumps(f)}, exist_ok=True)" for f in folders)
-        cells.append(code(f"import os\n\n{makedirs}", role))
+        cells.append(code(f"import os\n\n{makedirs}", role, **collapsed))
     for path in paths:
         text = path.read_text(encoding="utf-8")
         # A practice solution is collapsed in Jupyter, as on the page: it is the answer.
-        hidden = {"jupyter": {"source_hidden": True}} if path.name == "solution.py" else {}
+        hidden = HIDDEN if path.name == "solution.py" else collapsed
         cells.append(code(f"%%writefile {path.relative_to(root).as_posix()}\n{text}", role, **hidden))
     return cells
 
@@ -368,8 +374,11 @@ def run_tests_cells(problem: Path, root: Path, written: set[Path]) -> list[dict]
         "## Run the tests\n\nThe cells below write the problem's tests and "
         f"run them against `{problem.name}.py`, the file the code cell under *What to "
         "implement* writes. Edit that cell, run it, then run the last cell again. It prints "
-        "one line per test and a verdict, as `make check` does in the repository."
+        "one line per test and a verdict, as `make check` does in the repository.\n\n"
+        "The collapsed cells only set up the checker; you need not read them. Run them once, "
+        "then the last cell."
     )
+    # The last cell, which the reader runs after each edit, stays open: it is two short lines.
     run = f'from jaxbook.practice import check\n\ncheck("{problem.name}.py", "{rel}")'
     return [
         markdown(intro),
@@ -388,7 +397,7 @@ def requirement_cells(problem: Path, root: Path) -> list[dict]:
     listed = "\n".join(f"{n}. {sentence}" for n, sentence in numbered.items())
     text = f"The tests {REQUIREMENTS_INTRO}:\n\n{listed}\n"
     page = (problem.parent / f"{problem.name}.md").relative_to(root).as_posix()
-    return [code(f"%%writefile {page}\n{text}", "check")]
+    return [code(f"%%writefile {page}\n{text}", "check", **HIDDEN)]
 
 
 # -- Markdown: MyST directives to what Jupyter renders --------------------------------------------

@@ -75,6 +75,11 @@ def role(cell) -> str | None:
     return cell.metadata.get("jaxbook", {}).get("role")
 
 
+def hidden(cell) -> bool:
+    """Whether Jupyter shows the cell's source collapsed."""
+    return bool(cell.metadata.get("jupyter", {}).get("source_hidden"))
+
+
 def error_of(cell) -> str | None:
     """The exception class name a code cell raised, or None."""
     for output in cell.get("outputs", []):
@@ -439,6 +444,13 @@ def test_notebook_structure(page):
         assert code_cells[-1].source.endswith(
             f'check("{problem.name}.py", "{problem.relative_to(ROOT).as_posix()}")'
         )
+        # The checker's set-up is collapsed, not thousands of lines to scroll past; the call the
+        # reader runs after each edit stays open.
+        checks = [c for c in code_cells if role(c) == "check"]
+        assert checks[-1] is code_cells[-1] and len(checks) > 1
+        shown = [c.source.split("\n", 1)[0] for c in checks[:-1] if not hidden(c)]
+        assert not shown, f"checker cells shown open: {shown}"
+        assert not hidden(code_cells[-1]), "the cell that runs the check is collapsed"
 
 
 @pytest.mark.inputs()
