@@ -191,6 +191,24 @@ def summary_line(summary: Summary, exit_code: int) -> str:
     return f"{passed}/{len(outcomes)} tests pass: {text}"
 
 
+def checked_requirements(numbers: list[int], sentences: dict[int, str]) -> str:
+    """The lines under a failed test naming the requirements it checks, said once for all of them
+    (a test tagged 4 and 5 does not tell which one failed, so the report does not say "requirement
+    4" alone): ``checks requirement 2: <sentence>``, or ``checks requirements 4 and 5:`` then each
+    numbered sentence."""
+    numbers = list(dict.fromkeys(numbers))
+    if not numbers:
+        return ""
+    indent = " " * 9
+    if len(numbers) == 1:
+        sentence = sentences.get(numbers[0])
+        return f"{indent}checks requirement {numbers[0]}" + (f": {sentence}" if sentence else "") + "\n"
+    named = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+    lines = [f"{indent}checks requirements {named}" + (":" if any(n in sentences for n in numbers) else "")]
+    lines += [f"{indent}  {n}. {sentences[n]}" for n in numbers if n in sentences]
+    return "\n".join(lines) + "\n"
+
+
 def report(summary: Summary, exit_code: int, label: str) -> None:
     """Print ``label``, a PASS/FAIL/ERROR line per test (ERROR: it could not be set up), under a
     failure the requirements it checks and its smallest failing example, then the verdict."""
@@ -201,9 +219,7 @@ def report(summary: Summary, exit_code: int, label: str) -> None:
         print(f"  {LABELS[outcome]:5}  {test}")
         if outcome == "passed":
             continue
-        for number in summary.checks.get(test, []):
-            sentence = summary.requirements.get(number)
-            print(f"         requirement {number}" + (f": {sentence}" if sentence else ""))
+        print(checked_requirements(summary.checks.get(test, []), summary.requirements), end="")
         if summary.examples.get(test):
             print(textwrap.indent(summary.examples[test], " " * 9))
     print(summary_line(summary, exit_code))

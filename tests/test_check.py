@@ -144,10 +144,29 @@ def test_zero(impl):
     lines = [line.split() for line in report.splitlines()]
     assert ["ERROR", "test_setup_breaks"] in lines, result.stdout
     assert ["FAIL", "test_stays_below_the_limit"] in lines and ["PASS", "test_zero"] in lines, result.stdout
-    assert "requirement 2: The answer stays below 100 for every input." in report, result.stdout
+    assert "checks requirement 2: The answer stays below 100 for every input." in report, result.stdout
     assert "requirement 1" not in report  # its test passed
     assert "test_stays_below_the_limit(\n" in report and "n=100," in report, result.stdout
     assert report.endswith("\n1/3 tests pass: not yet (1 could not be set up: ERROR)\n"), result.stdout
+
+
+def test_a_failure_of_a_test_checking_several_requirements_names_them_once():
+    """A test tagged 4 and 5 cannot tell which one failed: the report says the test checks both,
+    once, and never "requirement 4" alone, which a learner would read as requirement 4 failing."""
+    from jaxbook.practice import checked_requirements
+
+    sentences = {1: "It is jitted.", 4: "The decay may be traced.", 5: "The program does not grow."}
+    assert checked_requirements([4, 5], sentences) == (
+        "         checks requirements 4 and 5:\n"
+        "           4. The decay may be traced.\n"
+        "           5. The program does not grow.\n"
+    )
+    assert checked_requirements([1, 4, 5], sentences).splitlines()[0].split() == [
+        "checks", "requirements", "1,", "4", "and", "5:"
+    ]
+    assert checked_requirements([4], sentences) == "         checks requirement 4: The decay may be traced.\n"
+    assert checked_requirements([7], {}) == "         checks requirement 7\n"
+    assert checked_requirements([], sentences) == ""
 
 
 DRAWS = """
