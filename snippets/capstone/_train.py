@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from functools import partial
 from pathlib import Path
 
@@ -256,4 +257,7 @@ def restored(state, batches):
 
 
 if __name__ == "__main__":
+    # A process of its own: deprecations stop it as they stop the book's build.
+    warnings.simplefilter("error", DeprecationWarning)
+    warnings.simplefilter("error", FutureWarning)
     train(sys.argv[1], make_mesh(), on_step=report, on_restore=restored)

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from snippets.capstone._train import make_mesh, manager, restore, train
-from snippets.multiprocess._launch import ROOT, STRICT
+from snippets.multiprocess._launch import ROOT
 
 KILL_IN_SAVE = 30  # the first run dies while it writes this step's checkpoint
 ENV = {  # a clean environment for the training processes
@@ -29,13 +29,7 @@ def start(folder, cache, log):
         "JAX_COMPILATION_CACHE_DIR": str(cache),
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
     }
-    command = [
-        sys.executable,
-        *STRICT,
-        "-m",
-        "snippets.capstone._train",
-        str(folder),
-    ]
+    command = [sys.executable, "-m", "snippets.capstone._train", str(folder)]
     return subprocess.Popen(
         command,
         cwd=ROOT,
