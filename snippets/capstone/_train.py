@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import time
-import warnings
 from functools import partial
 from pathlib import Path
 
@@ -257,6 +256,8 @@ def restored(state, batches):
 
 
 if __name__ == "__main__":
+    import warnings
+
     # A process of its own: deprecations stop it as they stop the book's build.
     warnings.simplefilter("error", DeprecationWarning)
     warnings.simplefilter("error", FutureWarning)

@@ -2,6 +2,7 @@
 print, in process order: a small stand-in for a cluster's job launcher."""
 
 import contextlib
+import functools
 import socket
 import subprocess
 import sys
@@ -11,8 +12,6 @@ from pathlib import Path
 
 #: The folder that holds the `snippets` package, for the processes' imports.
 ROOT = Path(__file__).resolve().parents[2]
-#: Deprecations stop a process, as they stop the book's build.
-STRICT = ["-W", "error::DeprecationWarning", "-W", "error::FutureWarning"]
 
 
 class PortTaken(RuntimeError):
@@ -44,7 +43,7 @@ def run(script, args, processes, devices, timeout=180.0):
     for attempt in range(3):  # a free port can be taken before we bind it
         coordinator = f"127.0.0.1:{free_port()}"  # process 0 serves it
         commands = [
-            [sys.executable, *STRICT, str(script), coordinator]
+            [sys.executable, str(script), coordinator]
             + [str(processes), str(k), *map(str, args)]
             for k in range(processes)
         ]
@@ -75,6 +74,22 @@ def _run_all(commands, env, timeout):
                     p.kill()
                 p.wait()
         return [_read(out) for out in outs]
+
+
+def _strict(run_all):
+    """``run_all`` for this book's build, which fails on a deprecation:
+    Python reads PYTHONWARNINGS when it starts, so a deprecated call stops
+    the process (RuntimeError here) as it would stop the build."""
+
+    @functools.wraps(run_all)
+    def strict(commands, env, timeout):
+        policy = "error::DeprecationWarning,error::FutureWarning"
+        return run_all(commands, {**env, "PYTHONWARNINGS": policy}, timeout)
+
+    return strict
+
+
+_run_all = _strict(_run_all)
 
 
 def _wait(procs, errs, deadline):
