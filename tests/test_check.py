@@ -162,7 +162,12 @@ def test_a_failure_of_a_test_checking_several_requirements_names_them_once():
         "           5. The program does not grow.\n"
     )
     assert checked_requirements([1, 4, 5], sentences).splitlines()[0].split() == [
-        "checks", "requirements", "1,", "4", "and", "5:"
+        "checks",
+        "requirements",
+        "1,",
+        "4",
+        "and",
+        "5:",
     ]
     assert checked_requirements([4], sentences) == "         checks requirement 4: The decay may be traced.\n"
     assert checked_requirements([7], {}) == "         checks requirement 7\n"
