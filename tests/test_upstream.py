@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, runtime
 from jaxbook.sphinxext import quiet
 from jaxbook.upstream import hypothesis, myst_parser, mystnb, opengraph, sphinx as sphinx_seam, theme
 
@@ -319,6 +320,113 @@ def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path)
     )
 
 
+# --- ipykernel, JAX's configuration, XLA's flags, cosmic-ray -------------------------------------
+
+
+def test_ipykernel_builds_its_output_pipe_where_the_kernel_turns_it_off(monkeypatch):
+    """jaxbook/kernel.py's ``without_tcp`` replaces ipykernel's module global ``IOPubThread`` by a
+    subclass forcing ``pipe=False``: that works while ``init_iopub`` builds the thread by that
+    global's name with that keyword (tests/test_kernel_start.py shows why, given a C compiler)."""
+    from ipykernel import iostream, kernelapp
+
+    from jaxbook import kernel
+
+    seam = "jaxbook/kernel.py (without_tcp)"
+    assert "pipe" in inspect.signature(iostream.IOPubThread).parameters, changed(
+        "ipykernel", "IOPubThread takes no 'pipe' keyword", seam
+    )
+    builds = inspect.getsource(kernelapp.IPKernelApp.init_iopub)
+    assert re.search(r"\bIOPubThread\(", builds) and "pipe=" in builds, changed(
+        "ipykernel",
+        "IPKernelApp.init_iopub no longer builds IOPubThread(..., pipe=...) by its module's name",
+        seam,
+    )
+    monkeypatch.setattr(kernelapp, "IOPubThread", kernelapp.IOPubThread)  # restored after
+    kernel.without_tcp()
+    assert issubclass(kernelapp.IOPubThread, iostream.IOPubThread)
+    assert inspect.signature(kernelapp.IOPubThread).parameters["pipe"].default is False
+
+
+def test_ipykernel_passes_each_display_through_the_hooks_the_kernel_registers():
+    """jaxbook/kernel.py's ``run`` records a snippet's rich outputs by a hook on the shell's
+    display publisher (``register_hook``/``unregister_hook``, each message through every hook)."""
+    from ipykernel import zmqshell
+
+    seam = "jaxbook/kernel.py (run)"
+    publisher = zmqshell.ZMQInteractiveShell.class_traits()["display_pub_class"].default_value
+    assert publisher is zmqshell.ZMQDisplayPublisher, changed(
+        "ipykernel", f"the shell's display publisher is {publisher}", seam
+    )
+    for name in ("register_hook", "unregister_hook"):
+        method = getattr(publisher, name, None)
+        assert callable(method) and list(inspect.signature(method).parameters) == ["self", "hook"], changed(
+            "ipykernel", f"ZMQDisplayPublisher.{name}(hook) is gone or takes other arguments", seam
+        )
+    assert re.search(
+        r"for hook in self\._hooks:\s+msg = hook\(msg\)", inspect.getsource(publisher.publish)
+    ), changed(
+        "ipykernel", "ZMQDisplayPublisher.publish no longer passes each message through its hooks", seam
+    )
+
+
+def test_jax_lists_its_configuration_where_the_kernel_restores_it():
+    """jaxbook/snippet.py's ``restored_state`` reads ``jax.config.values`` (an undocumented
+    property) to undo what a snippet changed in JAX's configuration."""
+    import jax
+
+    from jaxbook import snippet
+
+    seam = "jaxbook/snippet.py (restored_state)"
+    values = getattr(jax.config, "values", None)
+    assert isinstance(values, dict) and "jax_enable_x64" in values, changed(
+        "jax", "jax.config.values is no longer a dict of every option", seam
+    )
+    before = values["jax_enable_x64"]
+    with snippet.restored_state():
+        jax.config.update("jax_enable_x64", not before)
+        assert jax.config.values["jax_enable_x64"] is (not before), changed(
+            "jax", "jax.config.values no longer shows an option's current value", seam
+        )
+    assert jax.config.values["jax_enable_x64"] is before
+
+
+@pytest.mark.parametrize("cpu", [None, *runtime.OTHER_CPUS])
+def test_xla_accepts_the_flags_the_book_starts_jax_with(monkeypatch, cpu):
+    """jaxbook/runtime.py sets XLA debug flags (the emulated devices; another CPU's instruction set
+    and vector width, ``JAXBOOK_AS_CPU``): XLA stops a process at a flag it no longer knows, and
+    only warns at a value it no longer knows."""
+    monkeypatch.delenv("JAXBOOK_DEVICES", raising=False)
+    monkeypatch.delenv("JAXBOOK_AS_CPU", raising=False)
+    if cpu is not None:
+        monkeypatch.setenv("JAXBOOK_AS_CPU", cpu)
+    env = runtime.jax_env()
+    script = "import jax, jax.numpy as jnp; print(jax.device_count(), float((jnp.ones(3) + 1).sum()))"
+    run = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True, check=False
+    )
+    what = f"XLA_FLAGS={env['XLA_FLAGS']!r} is refused or ignored:\n{run.stderr[-2000:]}"
+    assert run.returncode == 0 and "Unknown" not in run.stderr, changed("jaxlib", what, "jaxbook/runtime.py")
+    assert run.stdout.split() == [str(runtime.DEVICE_COUNT), "6.0"], changed(
+        "jaxlib", what, "jaxbook/runtime.py"
+    )
+
+
+def test_cosmic_ray_mutates_code_as_the_mutation_report_reads_it():
+    """tools/mutation.py lists cosmic-ray's operators and applies them with its internal modules
+    (``plugins``, ``ast``, ``mutating``): ``make mutation`` needs them as they are."""
+    from tools import mutation
+
+    found = {(m["id"], m["change"]) for m in mutation.mutants("def f(a, b):\n    return a + b\n")}
+    assert ("ReplaceBinaryOperator_Add_Sub#0", "return a + b -> return a - b") in found, changed(
+        "cosmic-ray",
+        f"its operators no longer turn a + b into a - b (found {sorted(found)})",
+        "tools/mutation.py",
+    )
+    assert not any("Bit" in name for name, _ in found), (
+        "tools/mutation.BITWISE no longer filters cosmic-ray's names"
+    )
+
+
 # --- nowhere else ---------------------------------------------------------------------------------
 
 #: Each dependency's internals (a pattern) -> the files allowed to use them: the seam, and the
@@ -342,6 +450,10 @@ INTERNALS = {
     r"_get_local_constants": {"jaxbook/upstream/hypothesis.py"},
     r"SYSTEM_CONFIG_DIRS|ENV_CONFIG_DIRS": {"jaxbook/kernel.py", "tests/test_kernel_start.py"},
     r"jax\._src": {"jaxbook/snippet.py", "tests/test_reader_cells.py"},  # the latter: a declaration's text
+    r"IOPubThread|\bkernelapp\.|register_hook": {"jaxbook/kernel.py"},
+    r"config\.values": {"jaxbook/snippet.py"},
+    r"xla_force_host|xla_cpu_max_isa|xla_cpu_prefer_vector": {"jaxbook/runtime.py", "tests/test_runtime.py"},
+    r"cosmic_ray\.": {"tools/mutation.py"},
     r"\bconfig\._[a-z]|sys\._getframe|fixturenames\.insert|names\.insert": {"tests/pass_cache.py"},
 }
 
