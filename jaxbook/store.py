@@ -86,22 +86,30 @@ def entries(root: Path) -> list[Path]:
     return sorted(folder(root).glob("??/*.json"))
 
 
-def explain(page: str, key: str, order: list[str], files: dict[str, str], root: Path) -> list[str]:
-    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
-    ``order`` running ``files``, has no stored result: what differs from its nearest stored
-    result (the one with the fewest differences, by content: a copied store, whose files' times
-    say nothing, explains the same), one reason a line; [] when it has one."""
-    if path_of(key, root).is_file():
-        return []
-    now = fingerprint.machinery(), json.loads(fingerprint.environment())
-    found = []
+def by_page(root: Path) -> dict[str, list[dict]]:
+    """Every stored entry (as its JSON file holds it) by page, each read once."""
+    found: dict[str, list[dict]] = {}
     for path in entries(root):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if data.get("page") == page:
-            found.append(differences(data, order, files, *now))
+        found.setdefault(data.get("page"), []).append(data)
+    return found
+
+
+def explain(
+    page: str, key: str, order: list[str], files: dict[str, str], root: Path, stored: dict | None = None
+) -> list[str]:
+    """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
+    ``order`` running ``files``, has no stored result: what differs from its nearest stored
+    result (the one with the fewest differences, by content: a copied store, whose files' times
+    say nothing, explains the same; from ``stored``, :func:`by_page` read once for many pages),
+    one reason a line; [] when it has one."""
+    if path_of(key, root).is_file():
+        return []
+    now = fingerprint.machinery(), json.loads(fingerprint.environment())
+    found = [differences(data, order, files, *now) for data in (stored or by_page(root)).get(page, [])]
     if not found:
         return ["no result of this page is stored"]
     return min(found, key=len)
