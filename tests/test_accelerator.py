@@ -122,6 +122,17 @@ def test_judge_and_accept_read_the_declarations_and_the_accelerator_output(tmp_p
     assert not path.with_suffix(".gpu.out").exists()
 
 
+@unit
+def test_the_kernel_says_what_it_runs_on_without_loading_a_tool():
+    """The stamp's code runs in the book's kernel, which loads the machinery and no tool."""
+    script = f"import json, sys\nexec({accelerator.STAMP!r})\nprint(json.dumps([__jaxbook_stamp__, sorted(sys.modules)]))"
+    env = {**os.environ, **runtime.jax_env(), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    found, modules = json.loads(done.stdout)
+    assert set(json.loads(found)) >= {"backend", "devices", "plugins", "date", "jax"}
+    assert not [m for m in modules if m.split(".")[0] in ("tools", "tests")]
+
+
 MESH, PLAIN, PLACED = "sharding/devices_mesh.py", "jit/jit_basic.py", "jit_under_the_hood/cache_key.py"
 RUN_INPUTS = [ROOT / "snippets" / s for name in (MESH, PLAIN, PLACED) for s in (name, name[:-3] + ".out")]
 
