@@ -16,7 +16,7 @@ docs/upstream.md ("The seams") says what public interface each one waits on.
 Three seams live where their dependency's code runs, so that moving them would re-execute every
 page: ``jaxbook/kernel.py`` (IPython: the configuration folders it reads; ipykernel: its output
 thread's TCP pipe and its display hooks), ``jaxbook/snippet.py`` (JAX: the public module of
-``jax.errors``' classes, the private classes snippets declare, ``jax.config.values``) and
+``jax.errors``' classes, the private classes snippets declare, the list of its configuration options) and
 ``jaxbook/runtime.py`` (XLA: the flags JAX starts with). The pytest seam is ``tests/pass_cache.py``,
 the cosmic-ray seam ``tools/mutation.py``.
 """
