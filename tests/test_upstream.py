@@ -5,6 +5,7 @@ runs these against the libraries' next releases (MyST-NB's main branch)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import logging
@@ -70,6 +71,31 @@ def test_myst_nb_opens_the_store_client_for_pages_with_snippets(monkeypatch):
     assert type(plain).__name__ != "StoreClient"
     parse = inspect.getsource(myst_nb.sphinx_.Parser.parse)
     assert "create_client(" in parse, changed("myst-nb", "Parser.parse does not call create_client", SEAM)
+
+
+def test_myst_nb_left_to_itself_executes_no_page():
+    """Should MyST-NB stop calling the client factory the book wraps, conf.py's execution mode
+    keeps it from executing a page itself, in whatever kernel Jupyter finds: the build stops at
+    the first page with snippet cells, in seconds (``mystnb.on_doctree_read``, NOT_FILLED)."""
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.core.execute import NotebookClientBase, create_client
+
+    conf = ast.parse((ROOT / "conf.py").read_text(encoding="utf-8"))
+    modes = [
+        node.value.value
+        for node in conf.body
+        if isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] == ["nb_execution_mode"]
+    ]
+    assert len(modes) == 1, "conf.py sets nb_execution_mode once"
+    config = NbParserConfig(execution_mode=modes[0])
+    client = create_client(
+        notebook({"load": "../snippets/a.py"}), "guide/a.md", config, logging.getLogger("t")
+    )
+    assert type(client) is NotebookClientBase, (
+        f"conf.py: nb_execution_mode = {modes[0]!r} lets MyST-NB execute a page itself "
+        f"({type(client).__name__}); the book's pages take their outputs from the store: 'off'"
+    )
 
 
 @pytest.mark.parametrize(
