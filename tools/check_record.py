@@ -8,7 +8,7 @@ on another machine, which ran what differs or broke again on its CPU with the ch
 difference prints the same there; a snippet that prints its ``.out`` on the book's 8 emulated
 devices but not on the chip's count needs the book's devices). The record keeps the stamp, the
 count of each verdict, why each snippet that broke broke, every verdict with the chip's output where
-it differs, and the snippets the run did not reach in its time. :func:`check` validates its shape.
+it differs, and the snippets the run did not reach in its time. :func:`validate` checks its shape.
 
 ``--rejudge RECORD``: the same outputs judged again against the declarations the snippets hold now
 (``# platform:`` lines and ``.<platform>.out`` files reviewed since the run). The run's stamp, counts
@@ -203,7 +203,7 @@ def rejudge(
     }
 
 
-def check(record: dict) -> None:
+def validate(record: dict) -> None:
     """Raise ValueError naming the first field of ``record`` that is missing, of another type, or
     inconsistent (counts that are not the tally of the verdicts, a snippet both run and not reached)."""
 
@@ -405,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--rejudge RECORD takes the progress file only")
         record = json.loads(args.rejudge.read_text(encoding="utf-8"))
         record.pop("rejudged", None)
-        check(record)
+        validate(record)
         commit = _declarations(root, args.commit)
         record = rejudge(record, args.progress, root, commit, args.date or _now())
         args.record = args.rejudge
@@ -418,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         book = [path.relative_to(root).as_posix() for paths in groups.values() for path in paths]
         verdicts = json.loads(args.verdicts.read_text(encoding="utf-8"))
         record = condense(args.progress, verdicts, book, args.limit, args.order)
-    check(record)
+    validate(record)
     expected = {
         e["snippet"]: outputs.read_expected(root / e["snippet"]) or ""
         for e in record["snippets"]
