@@ -109,7 +109,10 @@ def explain(
     if path_of(key, root).is_file():
         return []
     now = fingerprint.machinery(), json.loads(fingerprint.environment())
-    found = [differences(data, order, files, *now) for data in (stored or by_page(root)).get(page, [])]
+    found = [
+        differences(data, order, files, *now)
+        for data in (by_page(root) if stored is None else stored).get(page, [])
+    ]
     if not found:
         return ["no result of this page is stored"]
     return min(found, key=len)

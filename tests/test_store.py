@@ -228,6 +228,19 @@ def test_a_copied_store_says_why_as_the_original_does(book, tmp_path_factory):
     assert why(copy, "guide/a.md", "one.py") == ["snippets/a/one.py changed"]
 
 
+def test_the_store_is_read_once_to_say_why_many_pages_run_again(book, monkeypatch):
+    stored(book, "guide/a.md", "one.py")
+    stored(book, "guide/b.md", "two.py")
+    (book / "snippets" / "a" / "two.py").write_text("print(22)\n")
+    entries = store.by_page(book)
+    assert sorted(entries) == ["guide/a.md", "guide/b.md"]
+    monkeypatch.setattr(store, "entries", lambda root: pytest.fail("the store was read again"))
+    key, files = store.page_key([book / "snippets" / "a" / "two.py"], book)
+    assert store.explain("guide/b.md", key, ["snippets/a/two.py"], files, book, entries) == [
+        "snippets/a/two.py changed"
+    ]
+
+
 def test_pruning_keeps_what_the_pages_reach_now_and_nothing_else(book):
     old = stored(book, "guide/a.md", "one.py")
     (book / "snippets" / "a" / "one.py").write_text("print(1)\n")
