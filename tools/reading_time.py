@@ -137,7 +137,9 @@ def count_text(text: str, page: Path, core: Count, optional: Count, in_dropdown:
                 snippet = pages.loaded(page, str(options["load"]).strip()) if options.get("load") else None
                 if snippet and snippet.is_file():
                     folded = HIDDEN_INPUT & set(cell_tags(options))  # the reader opens it or not
-                    (optional if folded else layer).code += words(reader_view(snippet.read_text(encoding="utf-8"), str(snippet)).source)
+                    (optional if folded else layer).code += words(
+                        reader_view(snippet.read_text(encoding="utf-8"), str(snippet)).source
+                    )
             elif name == "literalinclude":
                 included = (page.parent / argument).resolve()
                 if included.is_file():
