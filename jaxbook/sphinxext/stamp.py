@@ -96,6 +96,10 @@ def platform_note(text: str, reason: str) -> details:
     return note
 
 
+#: MyST-NB's hide modes (from ``:tags: [hide-input]``, ``[hide-cell]``) that fold a cell's code.
+FOLDED_INPUT = ("input", "input+output", "all")
+
+
 def show_as_reader(cell: nodes.container, name: str) -> None:
     """Show the snippet ``name`` of ``cell`` (a MyST-NB code cell) as a reader reads it."""
     source = next(cell.findall(nodes.literal_block), None)
@@ -110,7 +114,11 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
     if label:
         caption += code_paragraph(label, ["jaxbook-snippet-label"])
     caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
-    cell.insert(0, caption)
+    source_box = next((c for c in cell.children if c.get("nb_element") == "cell_code_source"), None)
+    if cell.get("hide_mode") in FOLDED_INPUT and source_box is not None:
+        source_box.insert(0, caption)  # folded with the code it names: MyST-NB folds the first child
+    else:
+        cell.insert(0, caption)
     for text, reason in platform_notes(view.platforms):
         cell += platform_note(text, reason)
     varies = varies_note(view.varies)
