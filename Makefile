@@ -73,13 +73,13 @@ practice: $(VENV)
 	  $(if $(LIMIT),--limit $(LIMIT))
 
 bench: $(VENV) $(AXE)
-	$(PY) tools/bench.py $(BENCH)
+	$(PY) -m tools.bench $(BENCH)
 
 # Lighthouse scores (mobile, best of up to 3 runs) and DOM sizes of pages of _build/html (six, or
 # AUDIT="--all": every page; --require 100 fails below 100), served with gzip:
 # needs Lighthouse (LIGHTHOUSE=/path/to/lighthouse; see tools/site_audit.py) and Chromium.
 audit: $(VENV)
-	$(PY) tools/site_audit.py $(AUDIT)
+	$(PY) -m tools.site_audit $(AUDIT)
 
 # Reading time of each reader page (core and optional layer) and of each step, with each page's
 # count of maintainers' voice (tools/reading_time.py); CHECK=1 exits 1 naming the steps over target.

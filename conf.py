@@ -31,8 +31,9 @@ extensions = [
 include_patterns = ["404.md", *PAGE_PATTERNS]
 exclude_patterns = [str(BUILD), ".venv", "**/README.md"]
 
-# Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook/sphinxext/mystnb.py).
-nb_execution_mode = "force"
+# Pages are not executed by MyST-NB: their outputs come from the execution store (jaxbook/sphinxext/mystnb.py),
+# whose client MyST-NB opens in any mode; "off" keeps MyST-NB from executing a page itself should it stop.
+nb_execution_mode = "off"
 nb_merge_streams = True
 nb_render_error_lexer = "pytb"  # the kernel shows plain Python tracebacks (jaxbook.snippet)
 myst_enable_extensions = list(MYST_EXTENSIONS)

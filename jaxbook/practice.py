@@ -1,8 +1,8 @@
 """Run a practice problem's tests and report one line per test and a verdict.
 
 ``make check`` (:mod:`jaxbook.check`), practice/conftest.py, ``make practice`` (:mod:`jaxbook.study`)
-and each problem's notebook (which carries this file: it imports only pytest and the standard
-library) use it. A
+and each problem's notebook (which carries this file and what it imports besides pytest and the
+standard library: :mod:`jaxbook.statement` and the Hypothesis seam) use it. A
 ``wrong/<mistake>.diff`` patches ``solution.py`` below two header lines: the mistake, then
 ``Breaks: 2, 5. Caught by: test_a, test_b``.
 """

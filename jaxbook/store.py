@@ -7,7 +7,8 @@ and of every project module it imports, the kernel's code (:func:`jaxbook.finger
 and its environment (:func:`jaxbook.fingerprint.environment`). Whether an output matches its
 ``.out`` file is not stored: each consumer decides it (:mod:`jaxbook.verdict`). Writes are
 atomic, so a build killed at any moment leaves a complete result or none. Each entry also keeps
-what its key was made of (``made_of``), so that :func:`explain` can say why a page runs again.
+what its key was made of (``made_of``), so that :func:`explain` can say why a page runs again,
+from the stored content alone.
 """
 
 from __future__ import annotations
@@ -91,34 +92,47 @@ def save(result: StoredResult, root: Path) -> Path:
 
 
 def entries(root: Path) -> list[Path]:
-    """Every stored result's file, oldest first."""
-    return sorted(folder(root).glob("??/*.json"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    """Every stored result's file, by key."""
+    return sorted(folder(root).glob("??/*.json"))
 
 
-def newest_by_page(root: Path) -> dict[str, dict]:
-    """Each page's newest stored entry (as its JSON file holds it), every entry read once."""
-    newest = {}
+def by_page(root: Path) -> dict[str, list[dict]]:
+    """Every stored entry (as its JSON file holds it) by page, each read once."""
+    found: dict[str, list[dict]] = {}
     for path in entries(root):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        newest[data.get("page")] = data
-    return newest
+        found.setdefault(data.get("page"), []).append(data)
+    return found
 
 
 def explain(
-    page: str, key: str, order: list[str], files: dict[str, str], root: Path, newest: dict | None = None
+    page: str, key: str, order: list[str], files: dict[str, str], root: Path, stored: dict | None = None
 ) -> list[str]:
     """Why ``page`` (its path under the root), whose key is now ``key`` for its snippets in
-    ``order`` running ``files``, has no stored result: what differs from its newest stored
-    result (from ``newest``, :func:`newest_by_page` read once for many pages), one reason a line;
-    [] when it has one."""
+    ``order`` running ``files``, has no stored result: what differs from its nearest stored
+    result (the one with the fewest differences, by content: a copied store, whose files' times
+    say nothing, explains the same; from ``stored``, :func:`by_page` read once for many pages),
+    one reason a line; [] when it has one."""
     if path_of(key, root).is_file():
         return []
-    last = (newest_by_page(root) if newest is None else newest).get(page)
-    if last is None:
+    now = fingerprint.machinery(), json.loads(fingerprint.environment())
+    found = [
+        differences(data, order, files, *now)
+        for data in (by_page(root) if stored is None else stored).get(page, [])
+    ]
+    if not found:
         return ["no result of this page is stored"]
+    return min(found, key=len)
+
+
+def differences(
+    last: dict, order: list[str], files: dict[str, str], machinery: str, environment: dict
+) -> list[str]:
+    """What differs between the stored result ``last`` and a page running ``files`` in
+    ``order`` with the kernel's code ``machinery`` in ``environment``, one reason a line."""
     reasons = []
     stored_order = [cell["snippet"] for cell in last["cells"]]
     if stored_order != order:
@@ -151,11 +165,10 @@ def explain(
         return reasons + [
             "its stored result does not say what its key was made of (stored by an older build)"
         ]
-    if made_of["machinery"] != fingerprint.machinery():
+    if made_of["machinery"] != machinery:
         reasons.append("the kernel's code changed (jaxbook/kernel.py or a module it imports)")
-    now = json.loads(fingerprint.environment())
-    for part in sorted(set(now) | set(made_of["environment"])):
-        before, after = made_of["environment"].get(part), now.get(part)
+    for part in sorted(set(environment) | set(made_of["environment"])):
+        before, after = made_of["environment"].get(part), environment.get(part)
         if before == after:
             continue
         if part == "variables":

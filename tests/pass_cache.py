@@ -13,6 +13,7 @@ import functools
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,12 +59,21 @@ def repository_files() -> tuple[Path, ...]:
     return uptodate.book_files(root)
 
 
+#: Where the chips' records are (``jaxbook.sphinxext.chip.FOLDER``, which tests/test_pass_cache.py
+#: checks): content of the pages that quote them (:data:`QUOTED_RECORD`).
+RECORDS = "docs/records"
+#: A page's quote of a record: ``{chip}`tpu_v5e:key```, ``{chip-stamp}`tpu_v5e```, ``{chip-table} tpu_v5e``.
+QUOTED_RECORD = re.compile(r"\{chip(?:-stamp|-table)?\}\W*(\w+)")
+
+
 def is_content(path: Path) -> bool:
-    """The book's content: its pages, snippets and practice problems (practice/conftest.py, which
-    sets up every practice run, is machinery)."""
+    """The book's content: its pages, snippets, practice problems and chip records
+    (practice/conftest.py, which sets up every practice run, is machinery)."""
     relative = path.relative_to(root)
     if relative.parts[0] in ("snippets", "practice"):
         return relative.as_posix() != "practice/conftest.py"
+    if relative.parent.as_posix() == RECORDS:
+        return True
     return any(relative.match(pattern) for pattern in pages.PAGE_PATTERNS)
 
 
@@ -367,13 +377,15 @@ def pytest_runtest_makereport(item, call):
 @functools.cache
 def page_sources(page: Path) -> tuple[Path, ...]:
     """What a page's results and reader notebook are made of: the page, its snippets with every
-    project module they import and their expected outputs, and for a practice problem's statement
-    the problem's folder and the files practice/ shares."""
+    project module they import and their expected outputs, the chip records it quotes, and for a
+    practice problem's statement the problem's folder and the files practice/ shares."""
     from jaxbook import downloads, outputs, store
 
     snippets = pages.read(page).snippets()
     found = [page, *(root / name for name in store.inputs(snippets, root))]
     found += [outputs.expected_path(s) for s in snippets]
+    quoted = sorted(set(QUOTED_RECORD.findall(page.read_text(encoding="utf-8"))))
+    found += [p for p in (root / RECORDS / f"{chip}.json" for chip in quoted) if p.is_file()]
     problem = downloads.practice_problem(page, root)
     if problem is not None:
         found += [problem, *shared_practice_files()]

@@ -122,6 +122,17 @@ def test_judge_and_accept_read_the_declarations_and_the_accelerator_output(tmp_p
     assert not path.with_suffix(".gpu.out").exists()
 
 
+@unit
+def test_the_kernel_says_what_it_runs_on_without_loading_a_tool():
+    """The stamp's code runs in the book's kernel, which loads the machinery and no tool."""
+    script = f"import json, sys\nexec({accelerator.STAMP!r})\nprint(json.dumps([__jaxbook_stamp__, sorted(sys.modules)]))"
+    env = {**os.environ, **runtime.jax_env(), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    found, modules = json.loads(done.stdout)
+    assert set(json.loads(found)) >= {"backend", "devices", "plugins", "date", "jax"}
+    assert not [m for m in modules if m.split(".")[0] in ("tools", "tests")]
+
+
 MESH, PLAIN, PLACED = "sharding/devices_mesh.py", "jit/jit_basic.py", "jit_under_the_hood/cache_key.py"
 RUN_INPUTS = [ROOT / "snippets" / s for name in (MESH, PLAIN, PLACED) for s in (name, name[:-3] + ".out")]
 
@@ -292,7 +303,7 @@ def test_what_the_check_runs_parses_on_python_3_11():
 )
 def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_read(tmp_path):
     """The chip measurements at CPU sizes (--small: a rehearsal, which the record refuses), then
-    condensed as a record: every part, in the shape :func:`tools.chip_record.check` asks for."""
+    condensed as a record: every part, in the shape :func:`tools.chip_record.validate` asks for."""
     from tools import chip_measure, chip_record
 
     env = {k: v for k, v in os.environ.items() if k != "JAXBOOK_DEVICES"} | {"JAX_PLATFORMS": "cpu"}
@@ -304,7 +315,7 @@ def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_rea
     with pytest.raises(ValueError, match="--small"):
         chip_record.condense(chip)
     record = chip_record.condense(chip | {"small": False}, tmp_path)
-    chip_record.check(record)
+    chip_record.validate(record)
     # the CPU's trace has no device thread of operations to summarise; the raw trace is kept, and
     # the run it traced is named (a TPU's trace: tests/test_chip_record.py)
     assert set(chip_record.SHAPE) - {"trace"} <= set(record) and "trace" not in record
@@ -329,10 +340,10 @@ def test_chip_measure_runs_on_the_cpu_and_its_record_has_the_shape_the_pages_rea
     broken = json.loads(json.dumps(record))
     del broken["roofline"]["rows"][2]["tflops"]
     with pytest.raises(ValueError, match=r"record\.roofline\.rows\[2\]: no 'tflops'"):
-        chip_record.check(broken)
+        chip_record.validate(broken)
     broken["roofline"]["rows"][2]["tflops"] = "fast"
     with pytest.raises(ValueError, match=r"rows\[2\]\.tflops: 'fast' is not float"):
-        chip_record.check(broken)
+        chip_record.validate(broken)
 
 
 @pytest.mark.inputs(ROOT / "tools" / "check_record.py", ROOT / "docs" / "records" / "tpu_v5e_check.json")
@@ -347,7 +358,7 @@ def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_ver
     from tools import check_record
 
     record = json.loads((ROOT / "docs" / "records" / "tpu_v5e_check.json").read_text(encoding="utf-8"))
-    check_record.check(record)
+    check_record.validate(record)
     assert record["stamp"]["backend"] == "tpu" and record["stamp"]["device_kind"].startswith("TPU")
     assert check_record.STATUSES == accelerator.STATUSES
     assert set(record["counts"]) <= set(accelerator.STATUSES)
@@ -369,7 +380,7 @@ def test_the_committed_tpu_check_record_has_its_shape_and_its_counts_are_its_ver
         edited = copy.deepcopy(record)
         change(edited)
         with pytest.raises(ValueError):
-            check_record.check(edited)
+            check_record.validate(edited)
 
 
 def _git(root, *args, date=None):
@@ -435,9 +446,9 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
         "snippets": run,
         "not_reached": [],
     }
-    check_record.check(record)
+    check_record.validate(record)
     again = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:30 UTC")
-    check_record.check(again)
+    check_record.validate(again)
     part = again["rejudged"]
     assert part["commit"] == head and again["counts"] == record["counts"]  # the run's stay
     assert {v["snippet"]: v["status"] for v in part["snippets"]} == {
@@ -471,7 +482,7 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
         edited = copy.deepcopy(again)
         change(edited)
         with pytest.raises(ValueError):
-            check_record.check(edited)
+            check_record.validate(edited)
     # a change to the code of a snippet moves it out of the judged ones, even with new declarations
     (folder / "w.py").write_text("# platform: tpu rtol=1e-3 -- TPU\nprint('w')  # now\n", encoding="utf-8")
     later = check_record.rejudge(record, progress, tmp_path, head, "2026-12-06 06:40 UTC")

@@ -44,7 +44,7 @@ def test_there_is_a_record():
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.name)
 def test_each_record_has_its_shape_its_stamp_and_consistent_units(path):
     record = json.loads(path.read_text(encoding="utf-8"))
-    chip_record.check(record, path.name)
+    chip_record.validate(record, path.name)
     chip.load(path)  # the stamp the pages show
     stamp, sheet = record["stamp"], record["datasheet"]
     assert set(chip_record.STAMP) <= set(stamp)

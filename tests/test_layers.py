@@ -86,6 +86,51 @@ def test_every_arrow_runs_one_way():
     assert violations(ROOT) == []
 
 
+def circles(root: Path) -> list[str]:
+    """``a -> b`` for each import of a module of jaxbook/ or tools/ by one it is imported back from
+    (directly or through others, at any level of the file: a function's import too)."""
+    files = {
+        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+        for top in ("jaxbook", "tools")
+        for p in (root / top).rglob("*.py")
+    }
+    graph = {}
+    for name, path in files.items():
+        found = [
+            [n for n in names[1:] if n in files] or [n for n in names[:1] if n in files]
+            for _, names in imports(path, root)
+        ]
+        graph[name] = {n for names in found for n in names} - {name}
+
+    def reached(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for other in graph[todo.pop()] - seen:
+                seen.add(other)
+                todo.append(other)
+        return seen
+
+    return [f"{a} -> {b}" for a in sorted(graph) for b in sorted(graph[a]) if a in reached(b)]
+
+
+def test_no_module_is_imported_back_by_what_it_imports():
+    assert circles(ROOT) == []
+
+
+def test_a_circle_is_named_by_its_arrows(tmp_path):
+    files = {
+        "jaxbook/__init__.py": "",
+        "jaxbook/a.py": "from jaxbook import b\n",
+        "jaxbook/b.py": "import os\n",
+    }
+    files["tools/x.py"] = "from tools.y import Y\n"
+    files["tools/y.py"] = "def f():\n    from tools import x\n"
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert circles(tmp_path) == ["tools.x -> tools.y", "tools.y -> tools.x"]
+
+
 def test_an_arrow_that_runs_back_is_named_with_its_file_and_line(tmp_path):
     files = {
         "Makefile": "check:\n\t$(PY) -m jaxbook.check x\n",

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jaxbook import ROOT
+from jaxbook.sphinxext import chip
 from tests import pass_cache
 
 pytestmark = pytest.mark.inputs()  # repositories of its own, none of the book's content
@@ -118,6 +119,7 @@ class Repository:
         self.write("README.md", "# Demo\n")
         self.write("practice/demo/starter.py", "VALUE = 1\n")
         self.write("practice/demo/test_problem.py", PROBLEM)
+        self.write("docs/records/demo.json", "{}\n")
         settings = ["user.name=t", "user.email=t@t", "commit.gpgsign=false", "core.hooksPath=/dev/null"]
         git = ["git", *(f for s in settings for f in ("-c", s))]
         for command in (["init", "-q"], ["add", "."], ["commit", "-qm", "repo"]):  # all tracked
@@ -176,6 +178,7 @@ def test_an_edit_rechecks_exactly_the_tests_that_can_read_the_file(fresh):
         ("snippets/demo/hello.py", BOOK_READERS),
         ("guide/demo.md", BOOK_READERS),
         ("practice/demo/starter.py", BOOK_READERS | {"problem"}),  # a problem's tests read its folder
+        ("docs/records/demo.json", BOOK_READERS),  # a chip's record: content, as the pages quoting it
         ("tests/test_demo.py", DEMO),
         ("tests/other/test_other.py", {"other"}),
         ("tools/other_helper.py", {"other"}),
@@ -191,7 +194,22 @@ def test_an_edit_rechecks_exactly_the_tests_that_can_read_the_file(fresh):
         assert fresh.run()[0] == set(), name
 
 
-@pytest.mark.inputs("tests/test_uptodate.py", "tests/helpers.py")  # read for their imports
+def test_a_page_is_made_of_the_chip_records_it_quotes(tmp_path, monkeypatch):
+    """A re-recorded chip re-checks the tests of the pages that quote it, and only those."""
+    monkeypatch.setattr(pass_cache, "root", tmp_path)
+    (tmp_path / "docs" / "records").mkdir(parents=True)
+    for name in ("quoted", "tabled", "other"):
+        (tmp_path / "docs" / "records" / f"{name}.json").write_text("{}\n")
+    page = tmp_path / "docs" / "chips.md"
+    page.write_text(
+        "# Chips\n\n{chip}`quoted:a.b|ms` on {chip-stamp}`quoted`.\n\n```{chip-table} tabled roofline\n```\n"
+    )
+    sources = pass_cache.page_sources(page)
+    records = {p.name for p in sources if p.parent.name == "records"}
+    assert records == {"quoted.json", "tabled.json"}, sources
+
+
+@pytest.mark.inputs("tests/test_uptodate.py", "tests/helpers.py", "docs/records")  # read for their imports
 def test_the_book_s_tests_are_keyed_by_the_machinery_and_their_own_code():
     """In this repository: jaxbook/ and the configuration are in every key, README.md, the tools
     and the tests in none; a test file's own code is its file, the plugin, the conftest.py files
@@ -199,6 +217,9 @@ def test_the_book_s_tests_are_keyed_by_the_machinery_and_their_own_code():
     shared, tests = set(pass_cache.shared()), ROOT / "tests"
     assert {ROOT / "jaxbook" / "publish.py", ROOT / "conf.py", ROOT / "pyproject.toml"} <= shared
     assert not {ROOT / "README.md", ROOT / "tools" / "bench.py", tests / "test_store.py"} & shared
+    assert pass_cache.RECORDS == chip.FOLDER
+    records = set((ROOT / chip.FOLDER).glob("*.json"))
+    assert records and not records & shared and records <= set(pass_cache.book())  # content
     own = set(pass_cache.own_files(tests / "test_uptodate.py"))
     code = {tests / "test_uptodate.py", tests / "pass_cache.py", tests / "conftest.py", tests / "helpers.py"}
     assert code | {ROOT / "conftest.py"} <= own, own

@@ -94,6 +94,17 @@ def cell(source: str) -> nodes.container:
     return found
 
 
+def test_a_cell_with_hidden_input_folds_its_caption_with_its_code():
+    """MyST-NB folds a ``hide-input`` cell's code only when it is the cell's first child."""
+    hidden, shown = cell("print(1)\n"), cell("print(1)\n")
+    hidden["hide_mode"] = "input"
+    stamp.show_as_reader(hidden, "snippets/a/x.py")
+    stamp.show_as_reader(shown, "snippets/a/x.py")
+    assert hidden[0]["nb_element"] == "cell_code_source"
+    assert "jaxbook-snippet" in hidden[0][0]["classes"]  # the file name, folded with the code
+    assert "jaxbook-snippet" in shown[0]["classes"]
+
+
 def test_a_cell_shows_its_caption_its_code_and_its_platform_note():
     raising, differing = cell(RAISES), cell(PLATFORM)
     stamp.show_as_reader(raising, "snippets/a/x.py")

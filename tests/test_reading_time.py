@@ -52,6 +52,11 @@ Six optional words sit in here.
 :load: ../snippets/one/x.py
 ```
 
+```{code-cell} ipython3
+:load: ../snippets/one/x.py
+:tags: [hide-input]
+```
+
 ::::{only} html
 Three html words.
 ::::
@@ -104,7 +109,7 @@ def test_each_reader_page_counts_its_core_and_optional_words(book):
     # the link line 6 (no target), the footnote 5
     assert one.core.prose == 3 + 6 + 4 + 3 + 6 + 5
     assert one.core.code == 5  # "x = 1" and "raise ValueError(x)": 3 + 2 words
-    assert (one.optional.prose, one.optional.code) == (6, 0)
+    assert (one.optional.prose, one.optional.code) == (6, 5)  # the hidden input is optional
     assert one.core.minutes == pytest.approx(27 / 200 + 5 / 100)
     hood = found["guide/one_under_the_hood.md"]
     assert (hood.core.prose, hood.optional.prose) == (0, 5 + 7)  # the whole page is optional

@@ -197,8 +197,8 @@ def why(book: Path, page: str, *names: str) -> list[str]:
 
 
 def test_the_store_says_why_a_page_runs_again(book, monkeypatch):
-    """Each input of the key, changed after the page's result was kept, is named; the reason
-    comes from the newest result of that page, not from another page's."""
+    """Each input of the key, changed after the page's result was kept, is named; the reasons
+    come from the nearest result of that page (the fewest differences), not from another page's."""
     assert why(book, "guide/a.md", "one.py") == ["no result of this page is stored"]
     stored(book, "guide/a.md", "one.py")
     stored(book, "guide/b.md", "one.py", "two.py")  # newer, and another page's
@@ -217,7 +217,7 @@ def test_the_store_says_why_a_page_runs_again(book, monkeypatch):
         "snippets/a/one.py is no longer run",
         "snippets/a/two.py is run now, and was not",
     ]
-    stored(book, "guide/a.md", "one.py", "two.py")  # the newest result is the one compared
+    stored(book, "guide/a.md", "one.py", "two.py")  # the nearest result is the one compared
     assert why(book, "guide/a.md", "two.py", "one.py") == [
         "its cells changed: the same snippets in another order"
     ]
@@ -233,15 +233,32 @@ def test_the_store_says_why_a_page_runs_again(book, monkeypatch):
     )
 
 
+def test_a_copied_store_says_why_as_the_original_does(book, tmp_path_factory):
+    """``cp -r`` gives every file of the copy the time it was copied at, in any order: the
+    reasons come from the stored results' content, never from their files' times."""
+    first = stored(book, "guide/a.md", "one.py")
+    (book / "snippets" / "a" / "_helper.py").write_text("X = 2\n")
+    stored(book, "guide/a.md", "one.py")
+    (book / "snippets" / "a" / "one.py").write_text(
+        "from snippets.a import _helper\n\nprint(_helper.X + 1)\n"
+    )
+    assert why(book, "guide/a.md", "one.py") == ["snippets/a/one.py changed"]
+    copy = tmp_path_factory.mktemp("copy") / "book"
+    subprocess.run(["cp", "-r", str(book), str(copy)], check=True)
+    later = time.time() + 60
+    os.utime(store.path_of(first.key, copy), (later, later))  # copied last: the newest file
+    assert why(copy, "guide/a.md", "one.py") == ["snippets/a/one.py changed"]
+
+
 def test_the_store_is_read_once_to_say_why_many_pages_run_again(book, monkeypatch):
     stored(book, "guide/a.md", "one.py")
     stored(book, "guide/b.md", "two.py")
     (book / "snippets" / "a" / "two.py").write_text("print(22)\n")
-    newest = store.newest_by_page(book)
-    assert sorted(newest) == ["guide/a.md", "guide/b.md"]
+    entries = store.by_page(book)
+    assert sorted(entries) == ["guide/a.md", "guide/b.md"]
     monkeypatch.setattr(store, "entries", lambda root: pytest.fail("the store was read again"))
     key, files = store.page_key([book / "snippets" / "a" / "two.py"], book)
-    assert store.explain("guide/b.md", key, ["snippets/a/two.py"], files, book, newest) == [
+    assert store.explain("guide/b.md", key, ["snippets/a/two.py"], files, book, entries) == [
         "snippets/a/two.py changed"
     ]
 

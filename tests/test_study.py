@@ -160,6 +160,6 @@ def test_the_recorded_screen_on_the_study_plan_page_is_the_programs_today():
     """practice/make_practice.svg is what tools/record_study.py records now (so it shows the
     current screen, hints and requirements), and it requests nothing: no script, font or link."""
     committed = record_study.OUT.read_text(encoding="utf-8")
-    assert record_study.svg(record_study.record()) == committed, "run .venv/bin/python tools/record_study.py"
+    assert record_study.svg(record_study.record()) == committed, "run .venv/bin/python -m tools.record_study"
     assert "<title>" in committed and not re.search(r"<script|@font-face|url\(|href", committed)
     assert re.findall(r"https?://[^\"]+", committed) == ["http://www.w3.org/2000/svg"]  # its namespace

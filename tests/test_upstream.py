@@ -5,9 +5,11 @@ runs these against the libraries' next releases (MyST-NB's main branch)."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -18,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jaxbook import ROOT
+from jaxbook import ROOT, runtime
 from jaxbook.sphinxext import quiet
 from jaxbook.upstream import hypothesis, myst_parser, mystnb, opengraph, sphinx as sphinx_seam, theme
 
@@ -69,6 +71,31 @@ def test_myst_nb_opens_the_store_client_for_pages_with_snippets(monkeypatch):
     assert type(plain).__name__ != "StoreClient"
     parse = inspect.getsource(myst_nb.sphinx_.Parser.parse)
     assert "create_client(" in parse, changed("myst-nb", "Parser.parse does not call create_client", SEAM)
+
+
+def test_myst_nb_left_to_itself_executes_no_page():
+    """Should MyST-NB stop calling the client factory the book wraps, conf.py's execution mode
+    keeps it from executing a page itself, in whatever kernel Jupyter finds: the build stops at
+    the first page with snippet cells, in seconds (``mystnb.on_doctree_read``, NOT_FILLED)."""
+    from myst_nb.core.config import NbParserConfig
+    from myst_nb.core.execute import NotebookClientBase, create_client
+
+    conf = ast.parse((ROOT / "conf.py").read_text(encoding="utf-8"))
+    modes = [
+        node.value.value
+        for node in conf.body
+        if isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] == ["nb_execution_mode"]
+    ]
+    assert len(modes) == 1, "conf.py sets nb_execution_mode once"
+    config = NbParserConfig(execution_mode=modes[0])
+    client = create_client(
+        notebook({"load": "../snippets/a.py"}), "guide/a.md", config, logging.getLogger("t")
+    )
+    assert type(client) is NotebookClientBase, (
+        f"conf.py: nb_execution_mode = {modes[0]!r} lets MyST-NB execute a page itself "
+        f"({type(client).__name__}); the book's pages take their outputs from the store: 'off'"
+    )
 
 
 @pytest.mark.parametrize(
@@ -198,6 +225,12 @@ def test_the_theme_still_has_every_name_the_book_selects():
         assert f'localStorage.setItem("{key}"' in files, changed(
             "pydata-sphinx-theme", key, "theme.MODE_KEYS"
         )
+    assert 'data-theme="{{ default_mode }}"' in files, changed(
+        "pydata-sphinx-theme", "layout.html's data-theme attribute", "_templates/layout.html"
+    )
+    assert "button.blur()" in files, changed(
+        "sphinx-book-theme", "its header buttons no longer call blur()", "_static/keyboard.js"
+    )
 
 
 def test_the_theme_offers_the_notebook_the_page_context_names():
@@ -275,7 +308,7 @@ def test_the_private_jax_classes_snippets_declare_still_exist_and_no_other_is_de
     moves one, this names it (and the seam, jaxbook/snippet.py) instead of a page failing to build."""
     import importlib
 
-    from jaxbook.snippet import PRIVATE_CLASSES, class_path
+    from jaxbook.snippet import PRIVATE_CLASSES, _header, class_path
 
     for path in PRIVATE_CLASSES:
         module, _, name = path.rpartition(".")
@@ -284,13 +317,18 @@ def test_the_private_jax_classes_snippets_declare_still_exist_and_no_other_is_de
             "jax", path, "jaxbook/snippet.py"
         )
         assert class_path(cls) == path, f"JAX now exports {path} as {class_path(cls)}: declare that"
-    declared = {
-        f"{p.relative_to(ROOT)}:{i}": match[1]
-        for p in sorted((ROOT / "snippets").rglob("*.py"))
-        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines()[:8], 1)
-        if (match := re.match(r"#\s*(?:raises|warns)\s*:\s*(jax\._src\.\S+)", line))
-    }
-    assert declared and not {k: v for k, v in declared.items() if v not in PRIVATE_CLASSES}
+    declared = {}
+    for path in sorted((ROOT / "snippets").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        header = _header(path.read_text(encoding="utf-8"), name)  # the contract's own parser
+        for value, line in (header[key] for key in ("raises", "warns") if key in header):
+            if value.startswith("jax._src."):
+                declared[f"{name}:{line}"] = value
+    unknown = {k: v for k, v in declared.items() if v not in PRIVATE_CLASSES}
+    assert declared and not unknown, (
+        f"{unknown}: a private JAX path; use the public one, or where JAX exports the class nowhere, "
+        "add it to PRIVATE_CLASSES (jaxbook/snippet.py) and docs/upstream.md"
+    )
 
 
 def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path):
@@ -319,6 +357,113 @@ def test_pytest_sets_up_the_fixtures_in_the_order_of_item_fixturenames(tmp_path)
     )
 
 
+# --- ipykernel, JAX's configuration, XLA's flags, cosmic-ray -------------------------------------
+
+
+def test_ipykernel_builds_its_output_pipe_where_the_kernel_turns_it_off(monkeypatch):
+    """jaxbook/kernel.py's ``without_tcp`` replaces ipykernel's module global ``IOPubThread`` by a
+    subclass forcing ``pipe=False``: that works while ``init_iopub`` builds the thread by that
+    global's name with that keyword (tests/test_kernel_start.py shows why, given a C compiler)."""
+    from ipykernel import iostream, kernelapp
+
+    from jaxbook import kernel
+
+    seam = "jaxbook/kernel.py (without_tcp)"
+    assert "pipe" in inspect.signature(iostream.IOPubThread).parameters, changed(
+        "ipykernel", "IOPubThread takes no 'pipe' keyword", seam
+    )
+    builds = inspect.getsource(kernelapp.IPKernelApp.init_iopub)
+    assert re.search(r"\bIOPubThread\(", builds) and "pipe=" in builds, changed(
+        "ipykernel",
+        "IPKernelApp.init_iopub no longer builds IOPubThread(..., pipe=...) by its module's name",
+        seam,
+    )
+    monkeypatch.setattr(kernelapp, "IOPubThread", kernelapp.IOPubThread)  # restored after
+    kernel.without_tcp()
+    assert issubclass(kernelapp.IOPubThread, iostream.IOPubThread)
+    assert inspect.signature(kernelapp.IOPubThread).parameters["pipe"].default is False
+
+
+def test_ipykernel_passes_each_display_through_the_hooks_the_kernel_registers():
+    """jaxbook/kernel.py's ``run`` records a snippet's rich outputs by a hook on the shell's
+    display publisher (``register_hook``/``unregister_hook``, each message through every hook)."""
+    from ipykernel import zmqshell
+
+    seam = "jaxbook/kernel.py (run)"
+    publisher = zmqshell.ZMQInteractiveShell.class_traits()["display_pub_class"].default_value
+    assert publisher is zmqshell.ZMQDisplayPublisher, changed(
+        "ipykernel", f"the shell's display publisher is {publisher}", seam
+    )
+    for name in ("register_hook", "unregister_hook"):
+        method = getattr(publisher, name, None)
+        assert callable(method) and list(inspect.signature(method).parameters) == ["self", "hook"], changed(
+            "ipykernel", f"ZMQDisplayPublisher.{name}(hook) is gone or takes other arguments", seam
+        )
+    assert re.search(
+        r"for hook in self\._hooks:\s+msg = hook\(msg\)", inspect.getsource(publisher.publish)
+    ), changed(
+        "ipykernel", "ZMQDisplayPublisher.publish no longer passes each message through its hooks", seam
+    )
+
+
+def test_jax_lists_its_configuration_where_the_kernel_restores_it():
+    """jaxbook/snippet.py's ``restored_state`` reads ``jax.config.values`` (an undocumented
+    property) to undo what a snippet changed in JAX's configuration."""
+    import jax
+
+    from jaxbook import snippet
+
+    seam = "jaxbook/snippet.py (restored_state)"
+    values = getattr(jax.config, "values", None)
+    assert isinstance(values, dict) and "jax_enable_x64" in values, changed(
+        "jax", "jax.config.values is no longer a dict of every option", seam
+    )
+    before = values["jax_enable_x64"]
+    with snippet.restored_state():
+        jax.config.update("jax_enable_x64", not before)
+        assert jax.config.values["jax_enable_x64"] is (not before), changed(
+            "jax", "jax.config.values no longer shows an option's current value", seam
+        )
+    assert jax.config.values["jax_enable_x64"] is before
+
+
+@pytest.mark.parametrize("cpu", [None, *runtime.OTHER_CPUS])
+def test_xla_accepts_the_flags_the_book_starts_jax_with(monkeypatch, cpu):
+    """jaxbook/runtime.py sets XLA debug flags (the emulated devices; another CPU's instruction set
+    and vector width, ``JAXBOOK_AS_CPU``): XLA stops a process at a flag it no longer knows, and
+    only warns at a value it no longer knows."""
+    monkeypatch.delenv("JAXBOOK_DEVICES", raising=False)
+    monkeypatch.delenv("JAXBOOK_AS_CPU", raising=False)
+    if cpu is not None:
+        monkeypatch.setenv("JAXBOOK_AS_CPU", cpu)
+    env = runtime.jax_env()
+    script = "import jax, jax.numpy as jnp; print(jax.device_count(), float((jnp.ones(3) + 1).sum()))"
+    run = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True, check=False
+    )
+    what = f"XLA_FLAGS={env['XLA_FLAGS']!r} is refused or ignored:\n{run.stderr[-2000:]}"
+    assert run.returncode == 0 and "Unknown" not in run.stderr, changed("jaxlib", what, "jaxbook/runtime.py")
+    assert run.stdout.split() == [str(runtime.DEVICE_COUNT), "6.0"], changed(
+        "jaxlib", what, "jaxbook/runtime.py"
+    )
+
+
+def test_cosmic_ray_mutates_code_as_the_mutation_report_reads_it():
+    """tools/mutation.py lists cosmic-ray's operators and applies them with its internal modules
+    (``plugins``, ``ast``, ``mutating``): ``make mutation`` needs them as they are."""
+    from tools import mutation
+
+    found = {(m["id"], m["change"]) for m in mutation.mutants("def f(a, b):\n    return a + b\n")}
+    assert ("ReplaceBinaryOperator_Add_Sub#0", "return a + b -> return a - b") in found, changed(
+        "cosmic-ray",
+        f"its operators no longer turn a + b into a - b (found {sorted(found)})",
+        "tools/mutation.py",
+    )
+    assert not any("Bit" in name for name, _ in found), (
+        "tools/mutation.BITWISE no longer filters cosmic-ray's names"
+    )
+
+
 # --- nowhere else ---------------------------------------------------------------------------------
 
 #: Each dependency's internals (a pattern) -> the files allowed to use them: the seam, and the
@@ -342,12 +487,17 @@ INTERNALS = {
     r"_get_local_constants": {"jaxbook/upstream/hypothesis.py"},
     r"SYSTEM_CONFIG_DIRS|ENV_CONFIG_DIRS": {"jaxbook/kernel.py", "tests/test_kernel_start.py"},
     r"jax\._src": {"jaxbook/snippet.py", "tests/test_reader_cells.py"},  # the latter: a declaration's text
+    r"IOPubThread|\bkernelapp\.|register_hook": {"jaxbook/kernel.py"},
+    r"config\.values": {"jaxbook/snippet.py"},
+    r"xla_force_host|xla_cpu_max_isa|xla_cpu_prefer_vector": {"jaxbook/runtime.py", "tests/test_runtime.py"},
+    r"cosmic_ray\.": {"tools/mutation.py"},
     r"\bconfig\._[a-z]|sys\._getframe|fixturenames\.insert|names\.insert": {"tests/pass_cache.py"},
 }
 
 
 def sources() -> list[Path]:
     found = [ROOT / "conf.py", ROOT / "conftest.py", *sorted((ROOT / "_static").glob("*.js"))]
+    found += sorted(p for p in (ROOT / "_templates").rglob("*") if p.is_file())
     for folder in ("jaxbook", "tools", "tests"):
         found += sorted((ROOT / folder).rglob("*.py"))
     return [p for p in found if p.name != Path(__file__).name and "__pycache__" not in p.parts]

@@ -9,6 +9,8 @@ snippet differs or broke.
 """
 
 import argparse
+import hashlib
+import inspect
 import json
 import os
 import re
@@ -23,16 +25,22 @@ from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.execute import Kernel
 from jaxbook.results import CellResult
 from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
-from tools.check_record import STATUSES, code_hash
 
-#: The verdicts are the record's (tools/check_record.py, in the report's order); the last two fail.
+#: The check's verdicts, in its report's order (and a record's, tools/check_record.py); the last two fail.
 NEEDS_DEVICES = f"needs {runtime.DEVICE_COUNT} devices"
-assert NEEDS_DEVICES in STATUSES, "tools/check_record.py names another device count"
+STATUSES = (
+    "same",
+    "within tolerance",
+    "accelerator output",
+    "declared difference",
+    "version difference",
+    NEEDS_DEVICES,
+    "differs",
+    "broke",
+)
 FAILING = ("differs", "broke")
 #: Characters of a verdict's detail in the text report (the JSON report keeps all of it).
 DETAIL = 200
-#: What the kernel runs to say what it runs on (:func:`stamp`).
-STAMP = "import json\nfrom tools import accelerator\n__jaxbook_stamp__ = json.dumps(accelerator.stamp())"
 
 # A device's repr (TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)) and str (cuda:0).
 _DEVICE_REPR = re.compile(r"\b(?:Cpu|Cuda|Rocm|Gpu|Tpu)Device\(id=(\d+)(?:[^()]|\([^()]*\))*\)")
@@ -95,6 +103,13 @@ def classify(
     return "differs", f"from its .{declared.platform}.out: " + _why(device_names(variant), got, tolerance)
 
 
+def code_hash(source: str) -> str:
+    """A short hash of a snippet's code: every line but its ``# platform:`` declarations, which a
+    re-judgement may add without changing what the snippet runs (``check_record --rejudge``)."""
+    code = "\n".join(line for line in source.splitlines() if not re.match(r"#\s*platform\s*:", line.strip()))
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
+
+
 def stamp() -> dict:
     """What runs the snippets (call it in their process): :func:`jaxbook.runtime.stamp`, the
     platform's runtime (CUDA, ROCm or TPU), the accelerator plugins installed, and the date."""
@@ -113,6 +128,20 @@ def stamp() -> dict:
         "jax_platforms": os.environ.get("JAX_PLATFORMS") or None,  # as the kernel saw it
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
+
+
+#: What the kernel runs to say what it runs on: :func:`stamp`'s own code, so that the book's kernel
+#: loads the machinery it imports (``jaxbook.runtime``) and no tool (tests/test_layers.py's rule).
+STAMP = "\n".join(
+    [
+        "import json, os, re",
+        "from datetime import UTC, datetime",
+        "from jaxbook import runtime",
+        f"PLUGINS = {PLUGINS!r}",
+        inspect.getsource(stamp),
+        "__jaxbook_stamp__ = json.dumps(stamp())",
+    ]
+)
 
 
 def run(

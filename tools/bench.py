@@ -38,11 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from jaxbook import pages  # noqa: E402
-from jaxbook.build import strict_command  # noqa: E402
+from jaxbook import ROOT, pages
+from jaxbook.build import strict_command
 
 OUT = ROOT / "_build" / "bench"
 #: The suite's JUnit report (--test): each test's setup + call + teardown time.

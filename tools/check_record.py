@@ -8,7 +8,7 @@ on another machine, which ran what differs or broke again on its CPU with the ch
 difference prints the same there; a snippet that prints its ``.out`` on the book's 8 emulated
 devices but not on the chip's count needs the book's devices). The record keeps the stamp, the
 count of each verdict, why each snippet that broke broke, every verdict with the chip's output where
-it differs, and the snippets the run did not reach in its time. :func:`check` validates its shape.
+it differs, and the snippets the run did not reach in its time. :func:`validate` checks its shape.
 
 ``--rejudge RECORD``: the same outputs judged again against the declarations the snippets hold now
 (``# platform:`` lines and ``.<platform>.out`` files reviewed since the run). The run's stamp, counts
@@ -24,7 +24,6 @@ differs under the new declarations: the CPU's outputs did not change either.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import subprocess
@@ -32,17 +31,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-#: The accelerator check's verdicts, in its report's order (here, so that the record's check needs no JAX).
-STATUSES = (
-    "same",
-    "within tolerance",
-    "accelerator output",
-    "declared difference",
-    "version difference",
-    "needs 8 devices",
-    "differs",
-    "broke",
-)
+from tools import accelerator
+from tools.accelerator import STATUSES, code_hash
+
 #: The stamp's fields a record keeps (tools.accelerator.stamp).
 STAMP = (
     "device_kind",
@@ -92,7 +83,6 @@ NOT_REJUDGED = {"snippet": str, "why": str, "code_at_run": str}
 DELETED, EDITED, UNKNOWN = "deleted since the run", "its code changed since the run", "no code at the run"
 #: The verdicts that only the CPU re-run gives; they stand where the chip's output still fails.
 FROM_CPU = ("version difference", "needs 8 devices")
-_PLATFORM_LINE = re.compile(r"^#\s*platform\s*:")
 
 
 def reason(status: str, detail: str) -> str | None:
@@ -108,8 +98,6 @@ def reason(status: str, detail: str) -> str | None:
 def condense(progress: Path, verdicts: dict, book: list[str], limit: int, order: str) -> dict:
     """The record of a run: ``progress`` (the chip's outputs), ``verdicts`` (the classified report),
     ``book`` (every snippet the check would run, in its order)."""
-    from tools import accelerator
-
     found, results = accelerator.load_outputs(progress)
     judged = {v["snippet"]: v for v in verdicts["snippets"]}
     missing = sorted(set(results) - set(judged))
@@ -145,13 +133,6 @@ def condense(progress: Path, verdicts: dict, book: list[str], limit: int, order:
     }
 
 
-def code_hash(source: str) -> str:
-    """A short hash of a snippet's code: every line but its ``# platform:`` declarations, which a
-    re-judgement may add without changing what the snippet runs."""
-    code = "\n".join(line for line in source.splitlines() if not _PLATFORM_LINE.match(line.strip()))
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
-
-
 def _git(root: Path, *args: str) -> str | None:
     done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
     return done.stdout if done.returncode == 0 else None
@@ -170,8 +151,6 @@ def rejudge(
 ) -> dict:
     """``record`` with a ``rejudged`` part: its run's outputs (``progress``) judged against the
     declarations of ``root`` now (``commit``), except those of snippets deleted or edited since."""
-    from tools import accelerator
-
     found, results = accelerator.load_outputs(progress)
     platform = platform or found.get("platform") or record["stamp"]["backend"]
     recorded = {}  # the hashes a run wrote beside its outputs (none before this tool)
@@ -224,7 +203,7 @@ def rejudge(
     }
 
 
-def check(record: dict) -> None:
+def validate(record: dict) -> None:
     """Raise ValueError naming the first field of ``record`` that is missing, of another type, or
     inconsistent (counts that are not the tally of the verdicts, a snippet both run and not reached)."""
 
@@ -426,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--rejudge RECORD takes the progress file only")
         record = json.loads(args.rejudge.read_text(encoding="utf-8"))
         record.pop("rejudged", None)
-        check(record)
+        validate(record)
         commit = _declarations(root, args.commit)
         record = rejudge(record, args.progress, root, commit, args.date or _now())
         args.record = args.rejudge
@@ -439,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         book = [path.relative_to(root).as_posix() for paths in groups.values() for path in paths]
         verdicts = json.loads(args.verdicts.read_text(encoding="utf-8"))
         record = condense(args.progress, verdicts, book, args.limit, args.order)
-    check(record)
+    validate(record)
     expected = {
         e["snippet"]: outputs.read_expected(root / e["snippet"]) or ""
         for e in record["snippets"]

@@ -1,7 +1,7 @@
 """``python -m tools.chip_record CHIP_JSON RECORD``: a chip's measurements (the ``chip.json`` of
 :mod:`tools.chip_measure`, from the device's archive) condensed into the record the book commits
 and its pages read (the figures a reader sees, with the stamp of the machine that measured them).
-The CPU build renders the record and never measures again; :func:`check` validates its shape and
+The CPU build renders the record and never measures again; :func:`validate` checks its shape and
 fails naming the key.
 """
 
@@ -242,7 +242,7 @@ def _check_fields(value: dict, fields: dict, where: str) -> None:
             raise ValueError(f"{where}.{name}: {value[name]!r} is not {kind.__name__}")
 
 
-def check(record: dict, where: str = "record") -> None:
+def validate(record: dict, where: str = "record") -> None:
     """Raise ValueError naming the first key of ``record`` that is missing or of the wrong type."""
     _check_fields(record, {"stamp": dict}, where)
     _check_fields(
@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("record", type=Path, help="the record to write")
     args = parser.parse_args(argv)
     record = condense(json.loads(args.chip.read_text(encoding="utf-8")), args.chip.parent)
-    check(record, str(args.record))
+    validate(record, str(args.record))
     args.record.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{args.record}: {', '.join(k for k in SHAPE if k in record)} of {record['stamp']['device_kind']}")
     return 0

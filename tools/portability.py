@@ -1,4 +1,4 @@
-"""How far the book's printed numbers move on other CPUs: ``python tools/portability.py``.
+"""How far the book's printed numbers move on other CPUs: ``python -m tools.portability``.
 
 Runs every snippet of the book, as the build does (the book's kernel, page by page), once per CPU
 of :data:`jaxbook.runtime.OTHER_CPUS` that this machine can emulate (``--cpu NAME`` to choose; the
@@ -19,11 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from jaxbook import compare, layout, outputs, pages, runtime, store  # noqa: E402
-from jaxbook.snippet import parse_tolerance, source_of  # noqa: E402
+from jaxbook import ROOT, compare, layout, outputs, pages, runtime, store
+from jaxbook.snippet import parse_tolerance, source_of
 
 OUT = ROOT / "_build" / "portability"
 #: What a scratch copy of the book needs to run its snippets.

@@ -11,8 +11,10 @@ pages), the words and minutes of its core and of its optional layer, read with M
 - code at :data:`CODE_WPM` (half speed): the words of each loaded snippet as the page shows it
   (:func:`jaxbook.reader.reader_view`: the contract's lines hidden), of a ``{literalinclude}``
   and of a plain code block; printed outputs are not counted (a reader glances at them);
-- optional: text inside a ``{dropdown}``, and every page listed under :data:`OPTIONAL_CAPTION` in
-  index.md (with the pages under it); everything else is core.
+- optional: text inside a ``{dropdown}``, the code of a cell whose tags fold it away
+  (:data:`HIDDEN_INPUT`, e.g. ``:tags: [hide-input]``; its output stays on the page), and every
+  page listed under :data:`OPTIONAL_CAPTION` in index.md (with the pages under it); everything
+  else is core.
 
 A step is an entry of :data:`STEPS_CAPTION` in index.md, with the pages its toctrees list (its
 parts) but the optional ones; its number is its title's (``Step 9: ...``; the capstone has none).
@@ -102,6 +104,18 @@ def directive(token) -> tuple[str, str, dict, str]:
     return name, " ".join(parsed.arguments), parsed.options, "\n".join(parsed.body)
 
 
+#: A code cell's tags that fold its code away (MyST-NB): its code counts as optional.
+HIDDEN_INPUT = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
+
+
+def cell_tags(options: dict) -> list[str]:
+    """The ``:tags:`` of a code cell's ``options``: ``[hide-input]`` as a list or as its text."""
+    tags = options.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in tags.strip("[]").split(",")]
+    return [str(t).strip() for t in tags if str(t).strip()]
+
+
 #: Directives whose argument is a path or a condition, not words a reader reads.
 NOT_PROSE_ARGUMENT = ("only", "figure", "image", "literalinclude", "include", "toctree", "code-cell")
 
@@ -122,7 +136,10 @@ def count_text(text: str, page: Path, core: Count, optional: Count, in_dropdown:
             if name == "code-cell":
                 snippet = pages.loaded(page, str(options["load"]).strip()) if options.get("load") else None
                 if snippet and snippet.is_file():
-                    layer.code += words(reader_view(snippet.read_text(encoding="utf-8"), str(snippet)).source)
+                    folded = HIDDEN_INPUT & set(cell_tags(options))  # the reader opens it or not
+                    (optional if folded else layer).code += words(
+                        reader_view(snippet.read_text(encoding="utf-8"), str(snippet)).source
+                    )
             elif name == "literalinclude":
                 included = (page.parent / argument).resolve()
                 if included.is_file():

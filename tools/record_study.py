@@ -6,7 +6,7 @@ divides by a zero count (the problem's kept wrong solution ``divides_by_zero_cou
 asks for a hint. The screen it then shows is written as an SVG of monospace text lines (no fonts,
 scripts or requests of its own). Run it again when the screen changes:
 
-    .venv/bin/python tools/record_study.py
+    .venv/bin/python -m tools.record_study
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ import time
 from html import escape
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from jaxbook import ROOT, study  # noqa: E402
-from jaxbook.practice import patched_solution  # noqa: E402
+from jaxbook import ROOT, study
+from jaxbook.practice import patched_solution
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The verdict line with no test passed, or with some but not all (the count of tests is the

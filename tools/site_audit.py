@@ -1,5 +1,5 @@
 """Lighthouse's four scores (mobile) and DOM sizes of pages of a built site, served with gzip as a
-host serves it: ``python tools/site_audit.py [--site _build/html [--site other]] [--runs 3] [--all | PAGE ...]``
+host serves it: ``python -m tools.site_audit [--site _build/html [--site other]] [--runs 3] [--all | PAGE ...]``
 (``--all``: every page a reader opens, and the 404 page; two sites: their runs interleaved, to
 compare two builds under the same load).
 
@@ -30,10 +30,8 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from jaxbook.pages import NOT_FOUND_PAGE, published_pages  # noqa: E402
+from jaxbook import ROOT
+from jaxbook.pages import NOT_FOUND_PAGE, published_pages
 
 #: The pages audited by default: the landing page, the three heaviest guide pages of issue 29, the
 #: search page and a practice page.

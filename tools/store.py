@@ -13,7 +13,7 @@ def report(names: list[str], prune: bool) -> list[str]:
     """The lines of the report for the pages ``names`` (every page with cells when empty)."""
     everything = book_pages_with_cells(ROOT)
     chosen = [ROOT / name for name in names] if names else everything
-    lines, keep, newest = [], set(), None
+    lines, keep, entries = [], set(), None
     for page in everything if prune else chosen:
         snippets = pages.read(page).snippets(existing=True)
         key, files = store.page_key(snippets, ROOT)
@@ -27,8 +27,8 @@ def report(names: list[str], prune: bool) -> list[str]:
             continue
         order = [s.resolve().relative_to(ROOT).as_posix() for s in snippets]
         lines.append(f"{name}: not stored, runs at the next build:")
-        newest = store.newest_by_page(ROOT) if newest is None else newest
-        lines += [f"  {reason}" for reason in store.explain(name, key, order, files, ROOT, newest)]
+        entries = store.by_page(ROOT) if entries is None else entries  # read once for every page
+        lines += [f"  {reason}" for reason in store.explain(name, key, order, files, ROOT, entries)]
     if prune:
         count = len(store.entries(ROOT))
         gone, size = store.prune(keep, {p.relative_to(ROOT).as_posix() for p in everything}, ROOT)

@@ -53,7 +53,7 @@ def report(app, docname: str, found: list[CellFinding]) -> None:
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     details = (f"{app.env.doc2path(docname)}:{cell.line}\n{cell.finding.details}" for cell in found)
-    path.write_text("\n\n".join(details) + "\n", encoding="utf-8")
+    write_atomic(path, "\n\n".join(details) + "\n")
 
 
 def on_env_get_outdated(app, env, added, changed, removed) -> list[str]:

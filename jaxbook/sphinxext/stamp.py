@@ -72,12 +72,32 @@ def _close(tag: str):
     return lambda self, node: self.body.append(f"</{tag}>")
 
 
+def _nothing(translator, node) -> None:
+    """A :class:`details` outside HTML: its summary and reason are written as they come."""
+
+
+def _visit_paragraph(translator, node) -> None:
+    translator.visit_paragraph(node)
+
+
+def _depart_paragraph(translator, node) -> None:
+    translator.depart_paragraph(node)
+
+
+#: Builders that write no HTML, and how each writes a platform note: a paragraph per part.
+OTHER_BUILDERS = ("text", "latex", "man", "texinfo")
+
+
 def platform_note(text: str, reason: str) -> details:
     """A declared platform difference under its cell: the summary shown, the reason folded."""
     note = details(classes=["jaxbook-platform-note"])
     note += summary(text, text)
     note += code_paragraph(reason, [])
     return note
+
+
+#: MyST-NB's hide modes (from ``:tags: [hide-input]``, ``[hide-cell]``) that fold a cell's code.
+FOLDED_INPUT = ("input", "input+output", "all")
 
 
 def show_as_reader(cell: nodes.container, name: str) -> None:
@@ -94,7 +114,11 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
     if label:
         caption += code_paragraph(label, ["jaxbook-snippet-label"])
     caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
-    cell.insert(0, caption)
+    source_box = next((c for c in cell.children if c.get("nb_element") == "cell_code_source"), None)
+    if cell.get("hide_mode") in FOLDED_INPUT and source_box is not None:
+        source_box.insert(0, caption)  # folded with the code it names: MyST-NB folds the first child
+    else:
+        cell.insert(0, caption)
     for text, reason in platform_notes(view.platforms):
         cell += platform_note(text, reason)
     varies = varies_note(view.varies)
@@ -162,8 +186,11 @@ def on_doctree_resolved(app, doctree, docname: str) -> None:
 
 def setup(app):
     app.add_node(download, html=(_skip, None), text=(_skip, None), latex=(_skip, None))
-    app.add_node(details, html=(_open("details"), _close("details")))
-    app.add_node(summary, html=(_open("summary"), _close("summary")))
+    # a platform note is in every builder's doctree (added when a page is read): each writes it
+    unfolded = {builder: (_nothing, _nothing) for builder in OTHER_BUILDERS}
+    app.add_node(details, html=(_open("details"), _close("details")), **unfolded)
+    as_paragraph = {builder: (_visit_paragraph, _depart_paragraph) for builder in OTHER_BUILDERS}
+    app.add_node(summary, html=(_open("summary"), _close("summary")), **as_paragraph)
     app.connect("doctree-read", on_doctree_read)
     app.connect("doctree-resolved", on_doctree_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-# platform: tpu rtol=1e-5 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the last printed digit moves (4e-6 here)
+# platform: tpu rtol=1e-5 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes the logarithm inside `random.normal` with its own approximation, so the last printed digit moves (4e-6 here)
 import jax
 import jax.numpy as jnp
 

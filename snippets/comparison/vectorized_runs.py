@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU multiplies float32 matrices in bfloat16 passes by default, so the runs end elsewhere: lr 0.1 at 1.07e-05, just above the 1e-5 the CPU reaches, lr 0.01 at 0.862, and the diverging lr 1.2 at 1.6e+27
+# platform: tpu differs -- A TPU multiplies float32 matrices in one bfloat16 pass by default, so the runs end elsewhere: lr 0.1 at 1.07e-05, just above the 1e-5 the CPU reaches, lr 0.01 at 0.862, and the diverging lr 1.2 at 1.6e+27
 import jax
 import jax.numpy as jnp
 

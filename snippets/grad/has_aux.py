@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-4 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes float32 exp and log with its own approximations, so the loss and gradient move in the fifth digit (up to 6e-5)
+# platform: tpu rtol=2e-4 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes float32 exp and log with its own approximations, so the loss and gradient move in the fifth digit (up to 6e-5)
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the fifth digit moves (up to 3e-5) and the printed columns shift with it; the mean still equals the batch gradient
+# platform: tpu differs -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes the logarithm inside `random.normal` with its own approximation, so the fifth digit moves (up to 3e-5) and the printed columns shift with it; the mean still equals the batch gradient
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the clipped norm prints 9.999999 where the CPU prints 10. and other digits move by up to 4e-5; the clipping and optax's mean are the same
+# platform: tpu differs -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes the logarithm inside `random.normal` with its own approximation, so the clipped norm prints 9.999999 where the CPU prints 10. and other digits move by up to 4e-5; the clipping and optax's mean are the same
 import jax
 import jax.numpy as jnp
 import optax

@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-4 -- A TPU multiplies float32 matrices in bfloat16 passes by default, so the printed losses move in the fifth digit (up to 1.3e-4); the parameters still match optax's
+# platform: tpu rtol=2e-4 -- A TPU multiplies float32 matrices in one bfloat16 pass by default, so the printed losses move in the fifth digit (up to 1.3e-4); the parameters still match optax's
 import jax
 import jax.numpy as jnp
 import optax

@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes float32 tanh with its own approximation, so the last digits move (up to 6e-6)
+# platform: tpu rtol=2e-5 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes float32 tanh with its own approximation, so the last digits move (up to 6e-6)
 import jax
 import jax.numpy as jnp
 

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- There the default float32 matrix product is rounded: in bfloat16 passes on a TPU, in TF32 on recent NVIDIA GPUs
+# platform: gpu,tpu differs -- There the default float32 matrix product is rounded: in one bfloat16 pass on a TPU, in TF32 on recent NVIDIA GPUs
 
 import jax
 import jax.numpy as jnp

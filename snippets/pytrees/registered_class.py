@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-3 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes float32 tanh with its own approximation, so the gradient moves in the fourth digit (8e-4 here)
+# platform: tpu rtol=2e-3 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes float32 tanh with its own approximation, so the gradient moves in the fourth digit (8e-4 here)
 """A registered dataclass: array fields are leaves, static fields are not."""
 
 import dataclasses

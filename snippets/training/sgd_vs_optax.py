@@ -1,4 +1,4 @@
-# platform: tpu rtol=2e-5 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the last digits move (up to 8e-6); both optimizers still agree exactly
+# platform: tpu rtol=2e-5 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes the logarithm inside `random.normal` with its own approximation, so the last digits move (up to 8e-6); both optimizers still agree exactly
 """The hand-written SGD-momentum pair next to optax.sgd, step for step."""
 
 import jax

@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- XLA compiles the collectives for that backend, so they differ: a GPU splits each into a `-start` and a `-done` operation, which `traffic()` does not count
+# platform: gpu,tpu differs -- XLA compiles the collectives for that backend, so they differ: a GPU (and likely a TPU slice) splits each into a `-start` and a `-done` operation, which `traffic()` does not count
 import jax
 import jax.numpy as jnp
 from jax import lax

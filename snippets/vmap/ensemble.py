@@ -1,4 +1,4 @@
-# platform: tpu rtol=1e-4 -- A TPU multiplies float32 matrices in bfloat16 passes by default and computes the logarithm inside `random.normal` with its own approximation, so the last digits move (up to 3e-5)
+# platform: tpu rtol=1e-4 -- A TPU multiplies float32 matrices in one bfloat16 pass by default and computes the logarithm inside `random.normal` with its own approximation, so the last digits move (up to 3e-5)
 import jax
 import jax.numpy as jnp
 
