@@ -104,7 +104,7 @@ def test_a_result_is_kept_whole_and_an_incomplete_one_is_not_trusted(book):
     assert store.load(result.key, book) is None
 
 
-def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book):
+def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book, monkeypatch):
     """An entry an older build stored has no stamp: the executor asks its kernel for one (the
     key holds all the stamp describes) and keeps it, so the page's note is never left without."""
     page = book / "guide" / "a.md"
@@ -116,7 +116,8 @@ def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book):
     assert store.load(key, book).stamp is None
     stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
     asked = []
-    executor._kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
+    kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
+    monkeypatch.setattr(executor, "kernel", lambda: kernel)
     assert executor.page(page).stamp == stamp
     assert store.load(key, book).stamp == stamp and executor.page(page).stamp == stamp
     assert asked == [1]
