@@ -139,7 +139,9 @@ def test_myst_nb_marks_its_code_cells_with_their_options(tmp_path):
         "myst-nb", "a code cell's nb_element or cell_metadata", SEAM
     )
     assert mystnb.code_cell_options(nodes.container()) is None
-    sources = [mystnb.code_cell_source(n) for n in doctree.findall(nodes.container) if mystnb.code_cell_options(n)]
+    sources = [
+        mystnb.code_cell_source(n) for n in doctree.findall(nodes.container) if mystnb.code_cell_options(n)
+    ]
     assert sources and all(sources), changed("myst-nb", "a code cell's source child (nb_element)", SEAM)
 
 
@@ -495,10 +497,15 @@ def test_the_kernels_code_hash_is_the_same_on_every_machine(tmp_path):
     book lies, nor on when its files were written (a copy, with new times, hashes the same)."""
     package = tmp_path / "elsewhere" / fingerprint.PACKAGE.name
     shutil.copytree(
-        fingerprint.PACKAGE, package, copy_function=shutil.copyfile, ignore=shutil.ignore_patterns("__pycache__")
+        fingerprint.PACKAGE,
+        package,
+        copy_function=shutil.copyfile,
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
     assert fingerprint.machinery(package=package) == fingerprint.machinery()
-    (package / "kernel.py").write_text("# one line more\n" + (package / "kernel.py").read_text(), encoding="utf-8")
+    (package / "kernel.py").write_text(
+        "# one line more\n" + (package / "kernel.py").read_text(), encoding="utf-8"
+    )
     assert fingerprint.machinery(package=package) != fingerprint.machinery()
 
 
