@@ -406,10 +406,29 @@ def test_ipykernel_passes_each_display_through_the_hooks_the_kernel_registers():
         assert callable(method) and list(inspect.signature(method).parameters) == ["self", "hook"], changed(
             "ipykernel", f"ZMQDisplayPublisher.{name}(hook) is gone or takes other arguments", seam
         )
-    assert re.search(
-        r"for hook in self\._hooks:\s+msg = hook\(msg\)", inspect.getsource(publisher.publish)
-    ), changed(
+    from jupyter_client.session import Session
+
+    sent, seen = [], []
+    socket = types.SimpleNamespace(send_multipart=lambda parts, *args, **kwargs: sent.append(parts))
+    shown = publisher(session=Session(key=b""), pub_socket=socket)
+
+    def hook(msg):
+        seen.append(msg)
+        return msg
+
+    shown.register_hook(hook)
+    shown.publish({"text/plain": "x"}, {"a": 1})
+    message = changed(
         "ipykernel", "ZMQDisplayPublisher.publish no longer passes each message through its hooks", seam
+    )
+    assert [(m["msg_type"], m["content"]["data"], m["content"]["metadata"]) for m in seen] == [
+        ("display_data", {"text/plain": "x"}, {"a": 1})
+    ], message
+    assert len(sent) == 1, changed("ipykernel", "a message a hook returns is not sent on", seam)
+    shown.unregister_hook(hook)
+    shown.publish({"text/plain": "y"})
+    assert len(seen) == 1 and len(sent) == 2, changed(
+        "ipykernel", "unregister_hook leaves the hook called", seam
     )
 
 
