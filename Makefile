@@ -35,9 +35,10 @@ outputs: $(VENV)
 	  COMPARE='$(COMPARE)'
 
 # What the execution store holds for each page with code cells, and why a page would run again;
-# PRUNE=1 deletes the results no page reaches now: make store [PAGE="guide/jit.md ..."] [PRUNE=1]
+# PRUNE=1 deletes the results no page reaches now, but not all, nor more than half, of the store
+# (PRUNE=force does): make store [PAGE="guide/jit.md ..."] [PRUNE=1|force]
 store: $(VENV)
-	$(PY) -m tools.store $(PAGE) $(if $(PRUNE),--prune)
+	$(PY) -m tools.store $(PAGE) $(if $(PRUNE),--prune) $(if $(filter force,$(PRUNE)),--force)
 
 # Every snippet on this machine's own GPU or TPU (not the 8 emulated CPU devices), compared with
 # its .out; report in _build/accelerator/ (docs/contributing.md). ACCEPT=1 writes the reviewed

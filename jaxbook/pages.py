@@ -125,7 +125,10 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...], tuple[tu
 
 def _not_fences(blocks: list):
     """(line, why) for each line written as a directive's backtick fence that MyST reads as text
-    (its title holds a backtick), naming the code cells that the fence it leaves open swallows."""
+    (its title holds a backtick), naming the code cells that the fence it leaves open swallows.
+    Only the page's own Markdown is read: the top level and lists, not the body of a ``:::``
+    directive, which MyST parses later (a code cell cannot be nested there, so a fence there
+    swallows none; it is left as text in the directive, unflagged)."""
     for number, token in enumerate(blocks):
         if token.type != "inline" or not token.map:
             continue

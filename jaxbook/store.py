@@ -179,10 +179,15 @@ def differences(
     return reasons or ["its stored result is under another key (the key's recipe changed)"]
 
 
+def unreachable(keep: set[str], root: Path) -> list[Path]:
+    """The stored results :func:`prune` would delete: those whose key is not in ``keep``."""
+    return [path for path in entries(root) if path.stem not in keep]
+
+
 def prune(keep: set[str], pages: set[str], root: Path) -> tuple[int, int]:
     """Delete every stored result whose key is not in ``keep`` (the current keys of the book's
     pages) and every duration of a page not in ``pages``; how many results and bytes went."""
-    gone = [(path, path.stat().st_size) for path in entries(root) if path.stem not in keep]
+    gone = [(path, path.stat().st_size) for path in unreachable(keep, root)]
     for path, _ in gone:
         path.unlink()
     known = durations(root)

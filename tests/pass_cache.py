@@ -13,7 +13,6 @@ import functools
 import inspect
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -60,10 +59,8 @@ def repository_files() -> tuple[Path, ...]:
 
 
 #: Where the chips' records are (``jaxbook.sphinxext.chip.FOLDER``, which tests/test_pass_cache.py
-#: checks): content of the pages that quote them (:data:`QUOTED_RECORD`).
+#: checks): content of the pages that quote them (``chip.quoted_records``).
 RECORDS = "docs/records"
-#: A page's quote of a record: ``{chip}`tpu_v5e:key```, ``{chip-stamp}`tpu_v5e```, ``{chip-table} tpu_v5e``.
-QUOTED_RECORD = re.compile(r"\{chip(?:-stamp|-table)?\}\W*(\w+)")
 
 
 def is_content(path: Path) -> bool:
@@ -380,11 +377,12 @@ def page_sources(page: Path) -> tuple[Path, ...]:
     project module they import and their expected outputs, the chip records it quotes, and for a
     practice problem's statement the problem's folder and the files practice/ shares."""
     from jaxbook import downloads, outputs, store
+    from jaxbook.sphinxext.chip import quoted_records as chip_quotes  # loads Sphinx: only when asked
 
     snippets = pages.read(page).snippets()
     found = [page, *(root / name for name in store.inputs(snippets, root))]
     found += [outputs.expected_path(s) for s in snippets]
-    quoted = sorted(set(QUOTED_RECORD.findall(page.read_text(encoding="utf-8"))))
+    quoted = sorted(chip_quotes(page.read_text(encoding="utf-8")))
     found += [p for p in (root / RECORDS / f"{chip}.json" for chip in quoted) if p.is_file()]
     problem = downloads.practice_problem(page, root)
     if problem is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,18 @@ def test_a_page_is_made_of_the_chip_records_it_quotes(tmp_path, monkeypatch):
     sources = pass_cache.page_sources(page)
     records = {p.name for p in sources if p.parent.name == "records"}
     assert records == {"quoted.json", "tabled.json"}, sources
+
+
+def test_every_quote_the_chip_extension_reads_is_one_the_pass_cache_sees():
+    """The pass cache reads a page's quotes with the extension's own ``quoted_records``: each role
+    and directive ``chip.setup`` registers is among them, so a new one cannot be missed."""
+    registered = []
+    app = types.SimpleNamespace(
+        add_role=lambda name, _: registered.append(name),
+        add_directive=lambda name, _: registered.append(name),
+    )
+    chip.setup(app)
+    assert registered and all(chip.quoted_records(f"{{{name}}}`rec:x`") == {"rec"} for name in registered)
 
 
 @pytest.mark.inputs("tests/test_uptodate.py", "tests/helpers.py", "docs/records")  # read for their imports

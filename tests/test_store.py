@@ -104,7 +104,7 @@ def test_a_result_is_kept_whole_and_an_incomplete_one_is_not_trusted(book):
     assert store.load(result.key, book) is None
 
 
-def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book):
+def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book, monkeypatch):
     """An entry an older build stored has no stamp: the executor asks its kernel for one (the
     key holds all the stamp describes) and keeps it, so the page's note is never left without."""
     page = book / "guide" / "a.md"
@@ -116,7 +116,8 @@ def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book):
     assert store.load(key, book).stamp is None
     stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
     asked = []
-    executor._kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
+    kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
+    monkeypatch.setattr(executor, "kernel", lambda: kernel)
     assert executor.page(page).stamp == stamp
     assert store.load(key, book).stamp == stamp and executor.page(page).stamp == stamp
     assert asked == [1]
@@ -306,3 +307,38 @@ def test_make_store_reports_each_page_and_prunes(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         command.main(["guide/missing.md"])
     assert "guide/missing.md: not a page of the book with code cells" in capsys.readouterr().err
+
+
+def test_make_store_refuses_to_prune_what_this_shell_cannot_tell_is_stale(tmp_path, monkeypatch, capsys):
+    """``make store PRUNE=1`` keeps what the pages' keys in this shell reach: a shell whose keys
+    match nothing stored (one extra ``JAX_*`` variable) would delete the whole store, so it
+    refuses, as it does for more than half of it; it first says what it would delete, and
+    ``PRUNE=force`` deletes it all the same."""
+    from tools import store as command
+
+    book = Book(tmp_path)
+    book.snippet("a/one.py", "print(1)\n")
+    book.page("a", "a/one.py")
+    monkeypatch.setattr(command, "ROOT", tmp_path)
+    key, files = store.page_key([tmp_path / "snippets" / "a" / "one.py"], tmp_path)
+    for other in ("ab", "cd"):  # another shell's key, and an older edit's
+        store.save(PageResult("guide/a.md", other * 32, files, []), tmp_path)
+    assert command.main(["--prune"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert "would delete 2 of 2 stored results, of pages guide/a.md" in err
+    assert err[-1].startswith("not pruned: the store holds none of the pages' current keys")
+    assert err[-1].endswith("make store PRUNE=force deletes them all the same")
+    assert len(store.entries(tmp_path)) == 2
+
+    store.save(PageResult("guide/a.md", key, files, []), tmp_path)  # 2 of 3 would go
+    assert command.main(["--prune"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert "would delete 2 of 3 stored results, of pages guide/a.md" in err
+    assert err[-1].startswith("not pruned: that is more than half of the store")
+    assert len(store.entries(tmp_path)) == 3
+
+    assert command.main(["--prune", "--force"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == "would delete 2 of 3 stored results, of pages guide/a.md"
+    assert out[-1].startswith("pruned 2 of 3 stored results (")
+    assert [p.stem for p in store.entries(tmp_path)] == [key]

@@ -1,7 +1,8 @@
 """A chip's measurements on the page, read from its committed record and never measured again.
 
 A record is ``docs/records/<chip>.json`` (:data:`FOLDER`), written on the chip by
-``tools/chip_measure.py`` and ``tools/chip_record.py``. The CPU build renders it:
+``tools/chip_measure.py`` and ``tools/chip_record.py`` (``<chip>_check.json``, the accelerator
+check's, by ``tools/check_record.py``). The CPU build renders it:
 
 - ``{chip}`tpu_v5e:roofline.best_tflops.bfloat16``` -- one figure, printed as the record stores it.
   A key is a dotted path; a list's row is its number or ``field=value,...`` (the one row that
@@ -29,12 +30,23 @@ from jaxbook.sphinxext.findings import source_finding
 
 #: The records' folder, from the book's root.
 FOLDER = "docs/records"
+#: The roles that quote a record inline, and the directive that quotes a table of it.
+ROLES = ("chip", "chip-stamp")
+TABLE = "chip-table"
 #: An inline reference in a page's Markdown: ``{chip}`...``` or ``{chip-stamp}`...```.
-ROLE = re.compile(r"\{(chip|chip-stamp)\}`([^`]+)`")
+ROLE = re.compile(r"\{(" + "|".join(map(re.escape, ROLES)) + r")\}`([^`]+)`")
+#: Any quote of a record, role or directive; its group is the chip (what precedes ``:`` or a space).
+QUOTE = re.compile(r"\{(?:" + "|".join(map(re.escape, (*ROLES, TABLE))) + r")\}\W*(\w+)")
 #: Scales a figure may be shown in: the factor from the record's unit (seconds, bytes, a fraction).
 SCALES = {"ms": 1e3, "us": 1e6, "GB": 1e-9, "GiB": 2.0**-30, "%": 100.0}
 #: The stamp's fields a page shows.
 STAMP = ("device_kind", "jax", "date")
+
+
+def quoted_records(text: str) -> set[str]:
+    """The chips whose records the page Markdown ``text`` quotes, by any role or directive of this
+    module (what the page depends on besides its own files)."""
+    return set(QUOTE.findall(text))
 
 
 class ChipError(ValueError):
@@ -370,7 +382,7 @@ def markdown_table(root: str | Path, chip: str, name: str) -> str:
 
 
 def setup(app):
-    app.add_role("chip", ChipRole())
-    app.add_role("chip-stamp", ChipRole())
-    app.add_directive("chip-table", ChipTable)
+    for name in ROLES:
+        app.add_role(name, ChipRole())
+    app.add_directive(TABLE, ChipTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -114,7 +114,7 @@ def show_as_reader(cell: nodes.container, name: str) -> None:
     if label:
         caption += code_paragraph(label, ["jaxbook-snippet-label"])
     caption += nodes.paragraph(name, name, classes=["jaxbook-snippet-file"])
-    source_box = next((c for c in cell.children if c.get("nb_element") == "cell_code_source"), None)
+    source_box = mystnb.code_cell_source(cell)
     if cell.get("hide_mode") in FOLDED_INPUT and source_box is not None:
         source_box.insert(0, caption)  # folded with the code it names: MyST-NB folds the first child
     else:

@@ -79,3 +79,9 @@ def code_cell_options(node) -> dict | None:
     if node.get("nb_element") != "cell_code":
         return None
     return node.get("cell_metadata", {})
+
+
+def code_cell_source(cell):
+    """The child of the code cell node ``cell`` that holds its source (MyST-NB folds a
+    hide-input cell's first child only); None when it has none."""
+    return next((c for c in cell.children if c.get("nb_element") == "cell_code_source"), None)
