@@ -22,7 +22,7 @@ import re
 import string
 import sys
 from html import escape
-from importlib.metadata import version
+from importlib.metadata import metadata, version
 from pathlib import Path
 
 from docutils import nodes
@@ -298,7 +298,8 @@ def setup_cells(cells: list[dict]) -> list[dict]:
 
 
 def requirements_sentence(notebook: dict) -> str:
-    """Which packages the notebook's code imports, e.g. "Runs with jax ≥ 0.12 and optax; ..."."""
+    """The Python and the packages the notebook's code needs, e.g. "Runs with Python ≥ 3.12, jax ≥
+    0.12 and optax; ..." (the Python that the installed JAX requires)."""
     names: set[str] = set()
     for cell in notebook["cells"]:
         if cell["cell_type"] == "code":
@@ -307,7 +308,8 @@ def requirements_sentence(notebook: dict) -> str:
     names -= {"jax", "jaxbook", "snippets", "practice"}  # the book's own, written by the notebook
     packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
     packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
-    listed = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
+    python = "Python ≥ " + re.search(r">=\s*([\d.]+)", metadata("jax")["Requires-Python"])[1]
+    listed = ", ".join([python, *packages[:-1]]) + " and " + packages[-1]
     return (
         f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
         f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell."

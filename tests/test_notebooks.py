@@ -575,3 +575,16 @@ def test_notebook_check_prints_the_report_of_make_check(tmp_path):
     shown = report(make.stdout, f"{page}/starter.py")
     assert report(notebook.stdout, "masked_mean.py") == shown, notebook.stdout + notebook.stderr
     assert shown[-1].endswith("tests pass: not yet") and len(shown) >= 5
+
+
+def test_the_download_line_names_the_python_that_jax_requires():
+    """``pip install jax`` on an older Python finds no distribution, so the line under each page's
+    title names the Python the installed JAX requires, before the packages."""
+    from importlib.metadata import metadata
+
+    from jaxbook import downloads
+
+    line = downloads.requirements_sentence({"cells": [{"cell_type": "code", "source": "import optax"}]})
+    wanted = re.search(r">=\s*([\d.]+)", metadata("jax")["Requires-Python"])[1]
+    assert line.startswith(f"Runs with Python ≥ {wanted}, jax ≥ "), line
+    assert "and optax (`pip install jax optax`)" in line, line
