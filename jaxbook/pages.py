@@ -106,21 +106,26 @@ def _parse(text: str) -> tuple[dict, tuple[Cell, ...], tuple[str, ...], tuple[tu
         result = myst_parser.directive("", token.content)
         options, unreadable = result.options, result.warning
         body = tuple(line for line in result.body if line.strip())
-        tags = options.get("tags") or ()
-        if isinstance(tags, str):
-            tags = tuple(t.strip() for t in tags.strip("[]").split(",") if t.strip())
         cells.append(
             Cell(
                 line=start,
                 load=str(options["load"]).strip() if options.get("load") else None,
                 load_line=_option_line(lines, start, token.map[1], "load"),
                 body=body,
-                tags=tuple(str(t) for t in tags),
+                tags=cell_tags(options),
                 tags_line=_option_line(lines, start, token.map[1], "tags"),
                 unreadable=unreadable,
             )
         )
     return top_matter if isinstance(top_matter, dict) else {}, tuple(cells), tuple(toctree), not_fences
+
+
+def cell_tags(options: dict) -> tuple[str, ...]:
+    """The ``:tags:`` of a code cell's ``options``: a YAML list, or its text ``[a, b]``."""
+    tags = options.get("tags") or ()
+    if isinstance(tags, str):
+        tags = tags.strip("[]").split(",")
+    return tuple(str(t).strip() for t in tags if str(t).strip())
 
 
 def _not_fences(blocks: list):

@@ -108,14 +108,6 @@ def directive(token) -> tuple[str, str, dict, str]:
 HIDDEN_INPUT = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
 
 
-def cell_tags(options: dict) -> list[str]:
-    """The ``:tags:`` of a code cell's ``options``: ``[hide-input]`` as a list or as its text."""
-    tags = options.get("tags") or []
-    if isinstance(tags, str):
-        tags = [t.strip() for t in tags.strip("[]").split(",")]
-    return [str(t).strip() for t in tags if str(t).strip()]
-
-
 #: Directives whose argument is a path or a condition, not words a reader reads.
 NOT_PROSE_ARGUMENT = ("only", "figure", "image", "literalinclude", "include", "toctree", "code-cell")
 
@@ -136,7 +128,7 @@ def count_text(text: str, page: Path, core: Count, optional: Count, in_dropdown:
             if name == "code-cell":
                 snippet = pages.loaded(page, str(options["load"]).strip()) if options.get("load") else None
                 if snippet and snippet.is_file():
-                    folded = HIDDEN_INPUT & set(cell_tags(options))  # the reader opens it or not
+                    folded = HIDDEN_INPUT & set(pages.cell_tags(options))  # the reader opens it or not
                     (optional if folded else layer).code += words(
                         reader_view(snippet.read_text(encoding="utf-8"), str(snippet)).source
                     )
