@@ -24,7 +24,14 @@ from unittest import mock
 from jaxbook import book_root, compare, layout, outputs, pages, runtime
 from jaxbook.execute import Kernel
 from jaxbook.results import CellResult
-from jaxbook.snippet import PlatformDifference, SnippetError, parse_platforms, parse_tolerance, source_of
+from jaxbook.snippet import (
+    DECLARATION,
+    PlatformDifference,
+    SnippetError,
+    parse_platforms,
+    parse_tolerance,
+    source_of,
+)
 
 #: The check's verdicts, in its report's order (and a record's, tools/check_record.py); the last two fail.
 NEEDS_DEVICES = f"needs {runtime.DEVICE_COUNT} devices"
@@ -106,7 +113,11 @@ def classify(
 def code_hash(source: str) -> str:
     """A short hash of a snippet's code: every line but its ``# platform:`` declarations, which a
     re-judgement may add without changing what the snippet runs (``check_record --rejudge``)."""
-    code = "\n".join(line for line in source.splitlines() if not re.match(r"#\s*platform\s*:", line.strip()))
+    code = "\n".join(
+        line
+        for line in source.splitlines()
+        if (declared := DECLARATION.match(line.strip())) is None or declared[1] != "platform"
+    )
     return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
 
 
