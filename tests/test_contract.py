@@ -73,6 +73,12 @@ def test_jax_names_the_shown_line_and_a_contributor_message_the_file_line():
     with pytest.raises(SnippetError, match=r"^snippets/demo/x\.py:6: timed out"):
         loop = "import time\n\nwhile True: time.sleep(0.05)\n"
         execute(header + loop, "snippets/demo/x.py", {}, timeout=1)
+    deprecated = "import warnings\n\nwarnings.warn('old', DeprecationWarning)\n"
+    with (
+        warnings.catch_warnings(record=True),
+        pytest.raises(SnippetError, match=r"^snippets/demo/x\.py:6: Deprecation"),
+    ):
+        execute(header + deprecated, "snippets/demo/x.py", {})
 
 
 def test_library_frames_are_dropped_and_a_jax_error_class_resolves():
