@@ -17,6 +17,11 @@ Execution (lowest first):
 
 Verdicts and the site:
 - :mod:`jaxbook.pages`    -- the pages, read with MyST's parser; the rule from a snippet to its page.
+- :mod:`jaxbook.reader`   -- what readers see of a snippet: its shown text (:func:`jaxbook.snippet.shown`)
+  and what its declarations mean for them.
+- :mod:`jaxbook.statement` -- a practice problem's numbered requirements, read from its statement.
+- :mod:`jaxbook.upstream` -- the seams: every use of a dependency's internals (Sphinx, MyST-NB, MyST's
+  parser, the theme, Hypothesis, OpenGraph), one module per dependency.
 - :mod:`jaxbook.compare`  -- outputs compared as numbers: text exactly, floats within a tolerance.
 - :mod:`jaxbook.verdict`  -- whether a result holds its contract and matches its ``.out`` file.
 - :mod:`jaxbook.sphinxext` -- the Sphinx extensions: cells, outputs from the store, findings, stamps.

@@ -47,9 +47,38 @@ def _imported_names(text: str, path: Path, root: Path) -> frozenset[str]:
     return frozenset(names)
 
 
-def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
-    """``path`` and every project file it imports, transitively, sorted (``path`` first)."""
+def script_folder(path: Path, root: Path = ROOT) -> Path | None:
+    """The folder where a bare import of the snippet at ``path`` also looks (its own, as for
+    ``python FILE``: :func:`jaxbook.snippet.script_folder`); None for a file outside snippets/."""
     path = path.resolve()
+    return path.parent if path.is_relative_to(root.resolve() / "snippets") else None
+
+
+def script_imports(path: Path, root: Path = ROOT) -> list[Path]:
+    """The project files that the snippet at ``path`` (or a module it imports) imports by a bare
+    name from the snippet's own folder (``from _model import data``), sorted."""
+    folder = script_folder(path, root)
+    if folder is None:
+        return []
+    return [
+        file
+        for file in project_dependencies(path, root)[1:]
+        if file.parent == folder
+        and any(
+            _module_files(name, folder) == [file]
+            for current in [path, *project_dependencies(path, root)[1:]]
+            if current.is_relative_to(root)
+            for name in imported_names(current, root)
+            if name.partition(".")[0] == file.stem
+        )
+    ]
+
+
+def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
+    """``path`` and every project file it imports, transitively, sorted (``path`` first): by
+    package path from ``root``, or by bare name from the snippet's own folder (:func:`script_folder`)."""
+    path = path.resolve()
+    folders = [root] + [f for f in [script_folder(path, root)] if f is not None]
     seen = {path}
     stack = [path]
     while stack:
@@ -57,7 +86,7 @@ def project_dependencies(path: Path, root: Path = ROOT) -> list[Path]:
         if not current.is_relative_to(root):
             continue
         for name in imported_names(current, root):
-            for file in _module_files(name, root):
+            for file in (f for folder in folders for f in _module_files(name, folder)):
                 file = file.resolve()
                 if file not in seen and ".venv" not in file.parts:
                     seen.add(file)

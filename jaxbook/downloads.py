@@ -30,7 +30,7 @@ from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
 from jaxbook import book_root, pages, runtime
-from jaxbook.deps import project_dependencies
+from jaxbook.deps import project_dependencies, script_imports
 from jaxbook.reader import reader_view
 from jaxbook.snippet import display_path
 from jaxbook.sphinxext import chip
@@ -132,14 +132,12 @@ def reader_notebook(
         if load:
             snippet = pages.loaded(page, load)
             helpers = [p for p in project_dependencies(snippet, root)[1:] if p not in written]
-            cells += helper_cells(helpers, root, "helper")
+            cells += helper_cells(helpers, root, "helper", beside=set(script_imports(snippet, root)))
             written.update(helpers)
+            # as the page shows it, the contract's lines left out: the text the kernel ran, so its
+            # tracebacks already count these lines
             view = reader_view(cell["source"], display_path(snippet))
-            cell["source"] = view.source  # as the page shows it: the contract's lines left out
-            name = snippet.relative_to(root).as_posix()
-            for output in cell.get("outputs", []):
-                for key in {"text", "traceback", "evalue"} & output.keys():
-                    output[key] = json.loads(shown_lines(json.dumps(output[key]), name, view))
+            cell["source"] = view.source
             if view.raises:
                 tags = cell["metadata"].setdefault("tags", [])
                 if "raises-exception" not in tags:
@@ -163,18 +161,6 @@ def reader_notebook(
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"
     return notebook
-
-
-def shown_lines(text: str, name: str, view) -> str:
-    """``text`` (an output) with each line number of the snippet file ``name`` (``"name", line 9``
-    in a traceback, ``name:9`` in JAX's messages) made the line of the source ``view`` shows."""
-
-    def line(match: re.Match) -> str:
-        return f"{match.group(1)}{view.line(int(match.group(2)))}"
-
-    quoted = re.escape(name)
-    text = re.sub(rf'({quoted}\\?", line )(\d+)', line, text)
-    return re.sub(rf"({quoted}:)(\d+)", line, text)
 
 
 def number_cells(cells: list[dict], page: Path, root: Path) -> None:
@@ -306,6 +292,7 @@ def requirements_sentence(notebook: dict) -> str:
             names |= top_level_imports(source(cell))
             names |= {pip for call, pip in CALLS_NEEDING.items() if call in source(cell)}
     names -= {"jax", "jaxbook", "snippets", "practice"}  # the book's own, written by the notebook
+    names -= written_modules(notebook)  # and the helpers it writes beside itself (_model.py)
     packages = [f"jax ≥ {'.'.join(version('jax').split('.')[:2])}"]
     packages += sorted({PIP_NAMES.get(n, n) for n in names} - {None})
     python = "Python ≥ " + re.search(r">=\s*([\d.]+)", metadata("jax")["Requires-Python"])[1]
@@ -314,6 +301,19 @@ def requirements_sentence(notebook: dict) -> str:
         f"Runs with {listed} (`pip install {' '.join(p.split()[0] for p in packages)}`); "
         f"{runtime.DEVICE_COUNT} CPU devices are emulated in the first code cell."
     )
+
+
+def written_modules(notebook: dict) -> set[str]:
+    """The modules the notebook's ``%%writefile`` cells write beside it (``_model`` for
+    ``%%writefile _model.py``)."""
+    found = set()
+    for cell in notebook["cells"]:
+        first = source(cell).partition("\n")[0].split()
+        if cell["cell_type"] == "code" and first[:1] == ["%%writefile"] and len(first) == 2:
+            target = first[1]
+            if "/" not in target and target.endswith(".py"):
+                found.add(target[: -len(".py")])
+    return found
 
 
 def top_level_imports(text: str) -> set[str]:
@@ -335,12 +335,14 @@ def top_level_imports(text: str) -> set[str]:
 HIDDEN = {"jupyter": {"source_hidden": True}}
 
 
-def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
-    """Cells that write ``paths`` (project files) at the same relative paths in the working folder.
-    A practice notebook's checker (role ``check``) is collapsed: it is set-up, not the lesson."""
+def helper_cells(paths: list[Path], root: Path, role: str, beside: set[Path] = frozenset()) -> list[dict]:
+    """Cells that write ``paths`` (project files) at the same relative paths in the working folder,
+    but those in ``beside`` (helpers a snippet imports by bare name from its own folder, as
+    ``from _model import data``) beside the notebook, where that import finds them. A practice
+    notebook's checker (role ``check``) is collapsed: it is set-up, not the lesson."""
     if not paths:
         return []
-    folders = {p.relative_to(root).parent.as_posix() for p in paths} - {"."}
+    folders = {p.relative_to(root).parent.as_posix() for p in paths if p not in beside} - {"."}
     folders = sorted(f for f in folders if not any(g.startswith(f + "/") for g in folders))
     collapsed = HIDDEN if role == "check" else {}
     cells = []
@@ -351,7 +353,8 @@ def helper_cells(paths: list[Path], root: Path, role: str) -> list[dict]:
         text = path.read_text(encoding="utf-8")
         # A practice solution is collapsed in Jupyter, as on the page: it is the answer.
         hidden = HIDDEN if path.name == "solution.py" else collapsed
-        cells.append(code(f"%%writefile {path.relative_to(root).as_posix()}\n{text}", role, **hidden))
+        target = path.name if path in beside else path.relative_to(root).as_posix()
+        cells.append(code(f"%%writefile {target}\n{text}", role, **hidden))
     return cells
 
 

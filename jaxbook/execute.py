@@ -17,7 +17,6 @@ from pathlib import Path
 
 from jaxbook import ROOT, book_root, pages, store
 from jaxbook.results import CellResult, PageResult
-from jaxbook.store import StoredResult
 
 #: What the kernel evaluates for :meth:`Kernel.stamp` (one name in its namespace, which the next
 #: page's reset removes).
@@ -114,34 +113,31 @@ class Executor:
             self._kernel = Kernel(self.root)
         return self._kernel
 
-    def cached(self, page: Path) -> StoredResult | None:
+    def cached(self, page: Path) -> PageResult | None:
         """The stored result of ``page`` as its files are now, or None."""
         key, _ = store.page_key(pages.read(page).snippets(existing=True), self.root)
         return store.load(key, self.root)
 
-    def page(self, page: Path) -> StoredResult:
+    def page(self, page: Path) -> PageResult:
         """The result of ``page`` (a path under the root): stored, or executed now and stored."""
         snippets = pages.read(page).snippets(existing=True)
         key, inputs = store.page_key(snippets, self.root)
         stored = store.load(key, self.root)
         if stored is None:
             return self._execute(page, snippets, key, inputs)
-        if stored.stamp is None:  # stored before stamps were kept: its key holds what the stamp
-            stored.stamp = self.kernel().stamp()  # describes (JAX, its settings, the CPU, Python)
-            store.save(stored, self.root)
         return stored
 
-    def execute_again(self, page: Path) -> StoredResult:
+    def execute_again(self, page: Path) -> PageResult:
         """Execute ``page`` now, whatever the store holds, and keep its result."""
         snippets = pages.read(page).snippets(existing=True)
         return self._execute(page, snippets, *store.page_key(snippets, self.root))
 
-    def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> StoredResult:
+    def _execute(self, page: Path, snippets: list[Path], key: str, inputs: dict) -> PageResult:
         start = time.perf_counter()
         cells = self.kernel().run_page(snippets)
         seconds = round(time.perf_counter() - start, 3)
         name = page.resolve().relative_to(self.root).as_posix()
-        result = StoredResult(name, key, inputs, cells, seconds, self.kernel().stamp())
+        result = PageResult(name, key, inputs, cells, seconds, self.kernel().stamp())
         self.executed.append(name)
         # Kept unless a file was edited while it ran, or a snippet broke its contract: a failure
         # is executed again by the next build (it may have been a timeout under load).

@@ -66,7 +66,13 @@ def run(path: Path, shell=None) -> CellResult:
         shown = {"ename": ename, "evalue": evalue, "traceback": [traceback]}
         outputs.append({"output_type": "error", **shown})
 
-    hooks = getattr(getattr(shell, "display_pub", None), "register_hook", None)
+    hooks = shell is not None
+    if hooks and not callable(getattr(getattr(shell, "display_pub", None), "register_hook", None)):
+        raise RuntimeError(
+            "ipykernel's display publisher has no register_hook: the kernel cannot record a "
+            "snippet's rich outputs (figures, HTML). Pin the ipykernel that has it, or adapt "
+            "jaxbook/kernel.py's run(), which registers its hook there."
+        )
     tee = _Tee(sys.stdout, outputs)
     if hooks:
         shell.display_pub.register_hook(on_display)
@@ -102,7 +108,7 @@ def run(path: Path, shell=None) -> CellResult:
     finally:
         if hooks:
             shell.display_pub.unregister_hook(on_display)
-    result.outputs = outputs
+    result.jupyter_outputs = outputs
     result.text = normalise("".join(map(_shown, outputs)))
     result.seconds = round(time.perf_counter() - start, 3)
     return result
@@ -170,13 +176,15 @@ def new_page(shell, baseline: Baseline) -> None:
     import jax
     import numpy
 
+    from jaxbook import snippet
+
     root = book_root()
+    by_file = set(snippet.book_modules())  # by location: a helper imported by its bare name too
     for name in list(sys.modules):
         top = name.partition(".")[0]
-        if (
-            name not in baseline.modules
-            and top != "jaxbook"
-            and ((root / top).is_dir() or (root / f"{top}.py").is_file())
+        if name not in baseline.modules and (
+            name in by_file
+            or (top != "jaxbook" and ((root / top).is_dir() or (root / f"{top}.py").is_file()))
         ):
             del sys.modules[name]
     jax.clear_caches()

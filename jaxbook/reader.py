@@ -1,14 +1,15 @@
 """What readers see of a snippet, on its page and in its notebook: its source without the snippet
 contract's declaration lines (the maintainers' business) and the blank lines they leave at its
-top, and what the declarations mean for a reader. The declarations are read, and validated, by
-the contract's one parser (:mod:`jaxbook.snippet`); the kernel does not import this module, so an
-edit here re-executes nothing."""
+top, and what the declarations mean for a reader. Which lines are shown is
+:func:`jaxbook.snippet.shown`, the text the kernel runs (so tracebacks count the lines on screen);
+the declarations are read, and validated, by the contract's one parser. The kernel does not import
+this module, so an edit here re-executes nothing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxbook.snippet import DECLARATION, PlatformDifference, parse_declaration, parse_platforms, parse_varies
+from jaxbook.snippet import PlatformDifference, parse_declaration, parse_platforms, parse_varies, shown
 
 
 @dataclass(frozen=True)
@@ -20,10 +21,6 @@ class ReaderView:
     platforms: tuple[PlatformDifference, ...]
     varies: str | None = None  # why part of the output varies ('# varies:'), for readers
 
-    def line(self, number: int) -> int:
-        """The line of the shown source that is line ``number`` of the file."""
-        return number - sum(1 for hidden in self.hidden if hidden < number)
-
 
 def reader_view(source: str, name: str) -> ReaderView:
     """What readers see of the snippet ``source`` (``name``: its display path, for errors). A
@@ -32,19 +29,10 @@ def reader_view(source: str, name: str) -> ReaderView:
     warns = parse_declaration(source, name, "warns")  # then in the top comment block
     platforms = parse_platforms(source, name)
     varies = parse_varies(source, name)
-    lines = source.splitlines(keepends=True)
-    hidden = {number for number, line in enumerate(lines, start=1) if DECLARATION.match(line.strip())}
-    if hidden:
-        for number, line in enumerate(lines, start=1):  # the blank lines then at the top
-            if number in hidden:
-                continue
-            if line.strip():
-                break
-            hidden.add(number)
-    shown = "".join(line for number, line in enumerate(lines, start=1) if number not in hidden)
+    view = shown(source)
     return ReaderView(
-        shown,
-        tuple(sorted(hidden)),
+        view.text,
+        view.hidden,
         raises.raises if raises else None,
         warns.raises if warns else None,
         tuple(platforms.values()),

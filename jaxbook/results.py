@@ -12,7 +12,7 @@ class CellResult:
     """What one snippet did when its page ran (``snippet``: its path under the book's root)."""
 
     snippet: str
-    outputs: list = field(default_factory=list)  # Jupyter outputs (nbformat 4 dicts), in order
+    jupyter_outputs: list = field(default_factory=list)  # nbformat 4 output dicts, in order
     text: str = ""  # what the page shows, normalised (jaxbook.outputs.normalise)
     declared: str | None = None  # the '# raises:' declaration
     raised: str | None = None  # what it raised
@@ -28,6 +28,8 @@ class PageResult:
     inputs: dict  # {path: sha256} of every file the page's snippets ran
     cells: list  # [CellResult], one per snippet, in the page's order
     seconds: float = 0.0
+    # the environment of the kernel that ran it (jaxbook.runtime.stamp), what the page's note says
+    stamp: dict = field(default_factory=dict)
 
     def cell(self, snippet: str) -> CellResult | None:
         return next((c for c in self.cells if c.snippet == snippet), None)

@@ -50,6 +50,8 @@ def main(argv: list[str]) -> int:
             print(helper_message(path), file=sys.stderr)
             status = 2
             continue
+        for name in snippet.book_modules():  # each file imports the book's modules afresh, as
+            del sys.modules[name]  # a page does (and as `python FILE` would)
         try:
             with snippet.restored_state():  # as the build does, so files cannot affect each other
                 _, error = snippet.execute(

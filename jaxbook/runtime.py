@@ -184,10 +184,3 @@ def stamp() -> dict:
         "device_kind": jax.devices()[0].device_kind,
         "matmul_precision": jax.config.jax_default_matmul_precision or "default",
     }
-
-
-if __name__ == "__main__":  # python -m jaxbook.runtime: print the stamp as JSON
-    import json
-
-    configure()
-    print(json.dumps(stamp()))

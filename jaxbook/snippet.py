@@ -9,8 +9,10 @@ from __future__ import annotations
 import builtins
 import contextlib
 import importlib
+import linecache
 import re
 import signal
+import sys
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -104,6 +106,46 @@ class Varies:
     pattern: str
     reason: str
     line: int
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What readers see of a snippet: its ``text`` without the declaration lines and the blank
+    lines they leave at its top (``hidden``: the 1-based lines of the file left out). The kernel
+    runs this text, so a reader's traceback counts the lines on screen; a message for a
+    contributor names the file's line (:meth:`file_line`)."""
+
+    text: str
+    hidden: tuple[int, ...]
+
+    def line(self, number: int) -> int:
+        """The line of the shown text that is line ``number`` of the file."""
+        return number - sum(1 for hidden in self.hidden if hidden < number)
+
+    def file_line(self, number: int | str) -> int | str:
+        """The line of the file that is line ``number`` of the shown text (``?`` stays ``?``)."""
+        if not isinstance(number, int):
+            return number
+        for hidden in self.hidden:  # sorted: each one at or before the line moves it down
+            if hidden <= number:
+                number += 1
+        return number
+
+
+def shown(source: str) -> Shown:
+    """What readers see of the snippet ``source`` (the one place that says which lines they do
+    not see; :func:`parse_declaration` validates the declarations themselves)."""
+    lines = source.splitlines(keepends=True)
+    hidden = {number for number, line in enumerate(lines, start=1) if DECLARATION.match(line.strip())}
+    if hidden:
+        for number, line in enumerate(lines, start=1):  # the blank lines then at the top
+            if number in hidden:
+                continue
+            if line.strip():
+                break
+            hidden.add(number)
+    text = "".join(line for number, line in enumerate(lines, start=1) if number not in hidden)
+    return Shown(text, tuple(sorted(hidden)))
 
 
 def display_path(path: Path | str) -> str:
@@ -339,7 +381,11 @@ def execute(
     expected_warning = warns.resolve(name) if warns else None
     if expected_warning is not None and not issubclass(expected_warning, Warning):
         raise _malformed(f"{name}:{warns.line}", "warning", f"'{warns.raises}' is not a warning class")
-    code = compile(source, name, "exec")
+    view = shown(source)
+    code = compile(view.text, name, "exec")  # the text on screen: a traceback counts its lines
+    # ... and quotes them: tracebacks, warnings and inspect read the source from linecache
+    linecache.cache[name] = (len(view.text), None, view.text.splitlines(keepends=True), name)
+    loaded = dict(sys.modules)
     raised: BaseException | None = None
     seen: list[tuple[type, str, str, int | str]] = []  # category, message, file, snippet's line
     if timeout:
@@ -357,9 +403,10 @@ def execute(
             warnings.showwarning = record
             for category in DEPRECATIONS:  # every occurrence, whatever ran before in this process
                 warnings.simplefilter("always", category)
-            exec(code, main_namespace(Path(path)) if namespace is None else namespace)
+            with script_folder(path):
+                exec(code, main_namespace(Path(path)) if namespace is None else namespace)
     except SnippetTimeout as exc:
-        line = _line(traceback.extract_tb(exc.__traceback__), name)
+        line = view.file_line(_line(traceback.extract_tb(exc.__traceback__), name))
         raise SnippetError(f"{name}:{line}: timed out after {timeout} s") from None
     except BaseException as exc:  # noqa: BLE001 - the contract covers every exception
         raised = exc
@@ -369,7 +416,10 @@ def execute(
             signal.signal(signal.SIGALRM, old_handler)
     if observed is not None:
         observed.extend(f"{category.__name__}: {scrub(message)}" for category, message, _, _ in seen)
-    where = f"{name}:{_line(traceback.extract_tb(raised.__traceback__), name)}" if raised else name
+    _check_aliases(loaded, name)
+    where = name
+    if raised is not None:  # the file's line: the contributor edits the file
+        where = f"{name}:{view.file_line(_line(traceback.extract_tb(raised.__traceback__), name))}"
     if expected is None:
         if raised is not None:
             raise SnippetError(
@@ -390,8 +440,58 @@ def execute(
             f"{where}: raised {declaration.raises} as declared, but its message does not match "
             f"'# match: {declaration.match}'. The message was: {scrub(str(raised))}"
         ) from raised
+    seen = [(category, message, filename, view.file_line(line)) for category, message, filename, line in seen]
     _check_warnings(seen, warns, expected_warning, name)
     return declaration, raised
+
+
+@contextlib.contextmanager
+def script_folder(path: Path | str):
+    """The folder of the snippet at ``path`` on ``sys.path`` while it runs, as ``python FILE``
+    has it: a snippet imports a helper of its folder by its bare name (``from _model import
+    data``). Appended, not put first: no file of the folder can hide a module that JAX, NumPy or
+    the book imports (tests/test_snippet_imports.py checks that no name could clash anyway)."""
+    folder = str(Path(path).resolve().parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
+def book_modules(names=None) -> list[str]:
+    """The modules of ``sys.modules`` (or of ``names``) loaded from the book's files: snippets,
+    their helpers and practice code, by package name or by bare name (not the machinery)."""
+    found = []
+    for name in list(sys.modules) if names is None else names:
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        if file and Path(file).is_absolute() and is_project_file(file):
+            found.append(name)
+    return found
+
+
+def _check_aliases(before: dict, name: str) -> None:
+    """Raise :class:`SnippetError` when the snippet ``name`` loaded a book file that is already a
+    module under another name (``_model`` and ``snippets.training._model``): two copies of one
+    module, each with its own state, which a reader's script never has."""
+    new = book_modules(set(sys.modules) - set(before))
+    if not new:
+        return
+    files: dict[Path, list[str]] = {}
+    for module in book_modules():
+        files.setdefault(Path(sys.modules[module].__file__).resolve(), []).append(module)
+    for file, modules in files.items():
+        if len(modules) > 1 and set(modules) & set(new):
+            names = " and ".join(f"'{m}'" for m in sorted(modules))
+            raise SnippetError(
+                f"{name}: {display_path(file)} is imported as both {names} in one page: two copies "
+                "of one module. Import it one way: a helper of the snippet's own folder by its bare "
+                "name (from _helper import ...), any other by its package path."
+            )
 
 
 def _check_warnings(seen: list, warns: Declaration | None, expected: type | None, name: str) -> None:

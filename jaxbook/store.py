@@ -16,23 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from jaxbook import fingerprint, layout
 from jaxbook.deps import project_dependencies
 from jaxbook.files import file_digest, write_atomic
 from jaxbook.results import CellResult, PageResult
-
-
-@dataclass
-class StoredResult(PageResult):
-    """A :class:`~jaxbook.results.PageResult` as the store keeps it, with the environment of the
-    kernel that produced it (:func:`jaxbook.runtime.stamp`, what the page's note says; None in an
-    entry stored before stamps were kept). Kept here, not in the kernel's results module, whose
-    code is part of every key."""
-
-    stamp: dict | None = None
 
 
 def inputs(snippets: list[Path], root: Path) -> dict[str, str]:
@@ -69,18 +59,18 @@ def path_of(key: str, root: Path) -> Path:
     return folder(root) / key[:2] / f"{key}.json"
 
 
-def load(key: str, root: Path) -> StoredResult | None:
+def load(key: str, root: Path) -> PageResult | None:
     """The stored result of ``key``, or None (absent or unreadable: executed again)."""
     try:
         data = json.loads(path_of(key, root).read_text(encoding="utf-8"))
         data.pop("made_of", None)
         data["cells"] = [CellResult(**cell) for cell in data["cells"]]
-        return StoredResult(**data)
+        return PageResult(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
-def save(result: StoredResult, root: Path) -> Path:
+def save(result: PageResult, root: Path) -> Path:
     """Keep ``result`` under its key, atomically, with what the key was made of besides the
     page's files: the kernel's code and its environment, as this process sees them (the caller
     has just checked that they give ``result.key``)."""

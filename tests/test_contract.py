@@ -21,6 +21,7 @@ from jaxbook.snippet import (
     parse_varies,
     restored_state,
     scrub,
+    shown,
     trimmed_traceback,
 )
 
@@ -51,9 +52,33 @@ def test_declared_error_is_returned_with_trimmed_traceback():
     declaration, error = execute(source, "snippets/demo/x.py", {})
     assert declaration.raises == "ZeroDivisionError" and isinstance(error, ZeroDivisionError)
     text = "".join(trimmed_traceback(error))
-    assert 'File "snippets/demo/x.py", line 7, in <module>' in text
-    assert 'File "snippets/demo/x.py", line 5, in f' in text
+    # The reader sees "def f():" ... "f()" as lines 1-4 (the header and the blank line after it
+    # are not shown): the traceback counts those lines and quotes them.
+    assert shown(source).text.splitlines() == ["def f():", "    return 1 / 0", "", "f()"]
+    assert 'File "snippets/demo/x.py", line 4, in <module>\n    f()\n' in text
+    assert 'File "snippets/demo/x.py", line 2, in f\n    return 1 / 0\n' in text
     assert text.rstrip().endswith("ZeroDivisionError: division by zero")
+
+
+def test_jax_names_the_shown_line_and_a_contributor_message_the_file_line():
+    header = "# raises: jax.errors.TracerBoolConversionError\n# match: traced array\n\n"
+    jit = "import jax\n\n\n@jax.jit\ndef f(x):\n    return 1 if x > 0 else 0\n\n\nf(1.0)\n"
+    _, error = execute(header + jit, "snippets/demo/x.py", {})
+    assert "snippets/demo/x.py:4 " in str(error)  # JAX: "while tracing f at" its first shown line
+    assert 'x.py", line 9, in <module>\n    f(1.0)\n' in "".join(trimmed_traceback(error))
+    # For the contributor, who edits the file: its line, the header included (shown line 2 + 3).
+    header = "# tolerance: rtol=1e-3 -- a demo\n# platform: tpu differs -- a demo\n\n"
+    with pytest.raises(SnippetError, match=r"^snippets/demo/x\.py:5: raised ZeroDivisionError"):
+        execute(header + "x = 1\nx / 0\n", "snippets/demo/x.py", {})
+    with pytest.raises(SnippetError, match=r"^snippets/demo/x\.py:6: timed out"):
+        loop = "import time\n\nwhile True: time.sleep(0.05)\n"
+        execute(header + loop, "snippets/demo/x.py", {}, timeout=1)
+    deprecated = "import warnings\n\nwarnings.warn('old', DeprecationWarning)\n"
+    with (
+        warnings.catch_warnings(record=True),
+        pytest.raises(SnippetError, match=r"^snippets/demo/x\.py:6: Deprecation"),
+    ):
+        execute(header + deprecated, "snippets/demo/x.py", {})
 
 
 def test_library_frames_are_dropped_and_a_jax_error_class_resolves():

@@ -30,7 +30,7 @@ from nbclient import NotebookClient
 
 from jaxbook import ROOT, compare, layout, pages, runtime
 from jaxbook.compare import Tolerance
-from jaxbook.deps import project_dependencies
+from jaxbook.deps import project_dependencies, script_imports
 from jaxbook.downloads import NotebookError, markdown_cells, reader_notebook, source
 from jaxbook.execute import without_user_settings
 from jaxbook.outputs import normalise
@@ -413,7 +413,11 @@ def test_notebook_structure(page):
             written.add(cell.source.split("\n", 1)[0].split()[1])
         if cell.metadata.get("load"):
             snippet = pages.loaded(ROOT / f"{page}.md", cell.metadata.load)
-            needed = {p.relative_to(ROOT).as_posix() for p in project_dependencies(snippet, ROOT)[1:]}
+            beside = script_imports(snippet, ROOT)  # imported by bare name: written beside the notebook
+            needed = {
+                p.name if p in beside else p.relative_to(ROOT).as_posix()
+                for p in project_dependencies(snippet, ROOT)[1:]
+            }
             assert needed <= written, f"{cell.metadata.load} runs before {needed - written} is written"
             source = snippet.read_text(encoding="utf-8")
             declared = parse_declaration(source, cell.metadata.load) is not None

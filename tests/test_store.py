@@ -9,17 +9,14 @@ import shutil
 import signal
 import subprocess
 import time
-import types
 from pathlib import Path
 
 import pytest
 
-from jaxbook import fingerprint, layout, pages, store
+from jaxbook import fingerprint, layout, store
 from jaxbook.build import strict_command
-from jaxbook.execute import Executor
 from jaxbook.files import write_atomic, write_changed
 from jaxbook.results import CellResult, PageResult
-from jaxbook.store import StoredResult
 from tests.helpers import Book
 
 # Throwaway books of the tests' own: none of the book's content is read (tests/pass_cache.py).
@@ -97,30 +94,11 @@ def test_the_machinery_hash_changes_with_the_code_the_kernel_runs_only(tmp_path)
 def test_a_result_is_kept_whole_and_an_incomplete_one_is_not_trusted(book):
     cells = [CellResult("snippets/a/two.py", text="2\n")]
     stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
-    result = StoredResult("guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, cells, 1.5, stamp)
+    result = PageResult("guide/a.md", "ab" * 32, {"snippets/a/two.py": "x"}, cells, 1.5, stamp)
     path = store.save(result, book)
     assert store.load(result.key, book) == result
     path.write_text(path.read_text()[:-10])  # what a write cut short would leave, were it not atomic
     assert store.load(result.key, book) is None
-
-
-def test_a_result_stored_without_a_stamp_gets_its_kernels_once(book, monkeypatch):
-    """An entry an older build stored has no stamp: the executor asks its kernel for one (the
-    key holds all the stamp describes) and keeps it, so the page's note is never left without."""
-    page = book / "guide" / "a.md"
-    page.parent.mkdir()
-    page.write_text("# A\n\n```{code-cell} python\n:load: ../snippets/a/two.py\n```\n")
-    executor = Executor(book)
-    key, files = store.page_key(pages.read(page).snippets(existing=True), book)
-    store.save(PageResult("guide/a.md", key, files, []), book)  # what an older build stored
-    assert store.load(key, book).stamp is None
-    stamp = {"jax": "0.12.0", "backend": "cpu", "devices": 8}
-    asked = []
-    kernel = types.SimpleNamespace(stamp=lambda: asked.append(1) or stamp)
-    monkeypatch.setattr(executor, "kernel", lambda: kernel)
-    assert executor.page(page).stamp == stamp
-    assert store.load(key, book).stamp == stamp and executor.page(page).stamp == stamp
-    assert asked == [1]
 
 
 @pytest.mark.build

@@ -77,7 +77,7 @@ def fill_outputs(notebook, path: Path, cell_line) -> tuple[float, bool] | None:
             continue
         outcome = result.cell(pages.loaded(page, load).relative_to(root).as_posix())
         count += 1
-        cell.outputs = [from_dict(output) for output in outcome.outputs]
+        cell.outputs = [from_dict(output) for output in outcome.jupyter_outputs]
         cell.execution_count = count
         finding = verdict.judge(
             outcome, root, compare_output=_app.config.jaxbook_expected_outputs, inputs=result.inputs

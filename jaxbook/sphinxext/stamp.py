@@ -136,18 +136,16 @@ def on_doctree_read(app, doctree) -> None:
 
 
 def stamp_text(stamp: dict) -> str:
-    """The environment of a page's outputs, in one sentence a reader reads at a glance."""
+    """The environment of a page's outputs, in one sentence a reader reads at a glance: JAX and
+    the devices. The build's details (the CPU's instructions, Python, the matmul precision) stay
+    in the stored stamp, for contributors, not in the reader's sentence."""
     if stamp["backend"] == "cpu":
         devices = f"{stamp['devices']} emulated CPU devices" if stamp["devices"] > 1 else "one CPU"
-        machine = f"{stamp['cpu']}, Python {stamp['python']}"
-    else:  # an accelerator's kind and matmul precision decide its last digits
+    else:  # an accelerator: its kind, which a reader compares with their own
         kind = stamp["backend"].upper()
-        devices = f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''}"
-        machine = (
-            f"{stamp['device_kind']}, matmul precision {stamp['matmul_precision']}, Python {stamp['python']}"
-        )
+        devices = f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''} ({stamp['device_kind']})"
     return (
-        f"Outputs computed with JAX {stamp['jax']} on {devices} ({machine}); on your machine, "
+        f"Outputs computed with JAX {stamp['jax']} on {devices}; on your machine, "
         "printed floats can differ in their last digits."
     )
 

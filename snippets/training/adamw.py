@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import optax
 
-from snippets.training._model import (
+from _model import (
     decay_mask,
     init_params,
     loss_fn,

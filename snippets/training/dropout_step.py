@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from snippets.training._model import init_params, loss_fn, make_data
+from _model import init_params, loss_fn, make_data
 
 RATE, STEPS = 0.1, 300  # fraction of hidden units dropped while training
 tx = optax.adam(learning_rate=0.01)

@@ -4,7 +4,7 @@
 import jax
 import jax.numpy as jnp
 
-from snippets.training._model import init_params, loss_fn, make_data
+from _model import init_params, loss_fn, make_data
 
 key_data, key_params = jax.random.split(jax.random.key(0))
 x, y = make_data(key_data)

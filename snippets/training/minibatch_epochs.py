@@ -5,7 +5,7 @@ from functools import partial
 import jax
 import optax
 
-from snippets.training._model import (
+from _model import (
     decay_mask,
     init_params,
     loss_fn,

@@ -5,7 +5,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from snippets.training._model import init_params, loss_fn, make_data
+from _model import init_params, loss_fn, make_data
 
 
 def sgd_momentum(lr, momentum):
