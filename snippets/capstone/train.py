@@ -1,4 +1,4 @@
-# platform: gpu,tpu differs -- Orbax saves a host copy of an accelerator's arrays, so step 31 donates the state being saved (`is_deleted()` prints True on a TPU v5e). A TPU v5e (JAX 0.10.2) may also report 0 KiB of temporaries for a step this small
+# platform: gpu,tpu differs -- Orbax saves a host copy of an accelerator's arrays, so step 31 donates the state being saved (`is_deleted()` prints True on a TPU v5e). A TPU v5e may also report 0 KiB of temporaries for a step this small
 # tolerance: rtol=0.02 -- bfloat16 compute: losses move with the CPU
 import tempfile
 from collections import Counter

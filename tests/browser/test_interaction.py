@@ -70,7 +70,7 @@ def test_reading_order_of_the_toctrees():
     book's order, written here only to be checked."""
     steps = [
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
-        "sharding", "sharded_training", "profiling", "capstone",
+        "sharding", "sharded_training", "profiling", "capstone", "capstone_resume",
     ]  # fmt: skip
     under_the_hood = [
         "arrays_under_the_hood", "grad_under_the_hood", "jit_under_the_hood", "random_under_the_hood",
