@@ -1,5 +1,6 @@
 import jax
 import jax.numpy as jnp
+
 from _mlp import init_mlp
 
 

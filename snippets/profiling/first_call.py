@@ -1,6 +1,7 @@
 import time
 
 import jax
+
 from _mlp import init_mlp, mlp
 from _timing import median_seconds
 

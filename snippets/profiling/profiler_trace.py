@@ -1,6 +1,7 @@
 import tempfile
 
 import jax
+
 from _mlp import init_mlp, mlp
 from _trace import record_forward_steps, trace_files
 

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import jax
+
 from _mlp import init_mlp, mlp
 from _trace import draw_timeline, record_forward_steps
 
