@@ -2,8 +2,8 @@
 import jax
 import jax.numpy as jnp
 
-# This cell reuses a key on purpose, so it makes sure that the
-# key-reuse checker (the last section) is off, JAX's default.
+# This book's notebooks turn JAX's key-reuse checker on; this cell
+# reuses a key on purpose, so it turns the checker off first.
 jax.config.update("jax_debug_key_reuse", False)
 
 
