@@ -2,8 +2,7 @@
 
 import jax
 
-# This book's notebooks turn JAX's key-reuse checker on; this cell
-# reuses a key on purpose, so it turns the checker off first.
+# Reusing a key on purpose: turn off the checker the notebooks turn on.
 jax.config.update("jax_debug_key_reuse", False)
 
 key = jax.random.key(42)
