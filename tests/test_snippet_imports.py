@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 import uuid
-import warnings
 from pathlib import Path
 
 import pytest
 
-from jaxbook import ROOT, deps, downloads, kernel, snippet
+from jaxbook import ROOT, deps, downloads
 from jaxbook.snippet import SnippetError, execute, main_namespace
 
 pytestmark = pytest.mark.inputs("snippets")
@@ -79,25 +79,37 @@ def test_a_snippet_imports_a_helper_of_its_folder_by_its_bare_name(book, capsys)
     assert Path(sys.modules["_h"].__file__) == book / "_h.py"
 
 
-def test_the_kernels_new_page_forgets_a_bare_helper_by_its_file(book, monkeypatch):
+#: Run in a process of its own: importing the kernel configures JAX for the build (no
+#: compilation cache), and new_page resets the process's environment and warning filters.
+NEW_PAGE = """
+import builtins, os, sys, warnings
+from pathlib import Path
+from jaxbook import kernel, snippet
+
+shell = type("Shell", (), {"user_ns": {"__builtins__": builtins}, "execution_count": 3})()
+baseline = kernel.Baseline(frozenset(sys.modules), dict(os.environ), list(sys.path), os.getcwd(),
+                           list(warnings.filters), frozenset(shell.user_ns))
+path = Path(sys.argv[1])
+snippet.execute(path.read_text(), path, snippet.main_namespace(path))
+print("_h" in sys.modules, "_h" in snippet.book_modules())
+kernel.new_page(shell, baseline)
+print("_h" in sys.modules, shell.execution_count)
+"""
+
+
+def test_the_kernels_new_page_forgets_a_bare_helper_by_its_file(book):
     """The next page must import ``_h`` afresh (it may be another folder's ``_h``): the module is
     the book's by its file, though its name is no top-level folder or file of the book."""
-    import builtins
-
-    shell = type("Shell", (), {"user_ns": {"__builtins__": builtins}, "execution_count": 3})()
-    baseline = kernel.Baseline(
-        modules=frozenset(sys.modules),
-        environ=dict(os.environ),
-        path=list(sys.path),
-        cwd=os.getcwd(),
-        warnings=list(warnings.filters),
-        user_ns=frozenset(shell.user_ns),
+    (book / "x.py").write_text("from _h import VALUE\n")
+    done = subprocess.run(
+        [sys.executable, "-c", NEW_PAGE, str(book / "x.py")],
+        env={**os.environ, "JAXBOOK_ROOT": str(book.parent), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    run(book, "x.py", "from _h import VALUE\n")
-    assert "_h" in snippet.book_modules()
-    assert not (Path(os.environ["JAXBOOK_ROOT"]) / "_h").exists()  # the old rule, by name, missed it
-    kernel.new_page(shell, baseline)
-    assert "_h" not in sys.modules and shell.execution_count == 1
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "True", "False", "1"], done.stdout + done.stderr[-3000:]
 
 
 def test_one_file_under_two_module_names_is_a_contract_error(book, monkeypatch):

@@ -77,8 +77,10 @@ def test_the_capstones_training_process_turns_deprecations_into_errors():
 def test_the_shown_code_carries_no_build_policy():
     """The capstone's cell and the helpers' functions that pages display hold no warning policy."""
     shown = {
-        "snippets/capstone_resume/kill_resume.py": (ROOT / "snippets/capstone_resume/kill_resume.py").read_text(),
-        "new_process": inspect.getsource(new_process),  # the displayed function, not its wrapper
+        "snippets/capstone_resume/kill_resume.py": (
+            ROOT / "snippets/capstone_resume/kill_resume.py"
+        ).read_text(),
+        "new_process": inspect.getsource(new_process),  # the function itself, not its wrapper
         "_launch.run": inspect.getsource(_launch.run),
         "_launch._run_all": inspect.getsource(_launch._run_all),
     }

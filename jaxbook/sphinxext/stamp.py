@@ -143,7 +143,9 @@ def stamp_text(stamp: dict) -> str:
         devices = f"{stamp['devices']} emulated CPU devices" if stamp["devices"] > 1 else "one CPU"
     else:  # an accelerator: its kind, which a reader compares with their own
         kind = stamp["backend"].upper()
-        devices = f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''} ({stamp['device_kind']})"
+        devices = (
+            f"{stamp['devices']} {kind} device{'s' if stamp['devices'] > 1 else ''} ({stamp['device_kind']})"
+        )
     return (
         f"Outputs computed with JAX {stamp['jax']} on {devices}; on your machine, "
         "printed floats can differ in their last digits."

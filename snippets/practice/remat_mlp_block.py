@@ -1,5 +1,5 @@
-# platform: gpu differs -- An H200 printed another output: the compiled program and its memory are the GPU's own
-# platform: tpu differs -- A TPU v5e (JAX 0.10.2) reports 0 bytes of temporaries for a model this small (it does count a large model's), so both memory lines read 0 KiB there; what each block keeps for the backward pass and the gradients are the same
+# platform: gpu differs -- A GPU compiles its own program and plans its memory its own way, so the memory lines read other KiB
+# platform: tpu differs -- A TPU can report 0 bytes of temporaries for a model this small (it does count a large model's), so both memory lines read 0 KiB; what each block keeps for the backward pass and the gradients are the same
 
 import contextlib
 import io

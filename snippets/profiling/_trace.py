@@ -8,8 +8,6 @@ from pathlib import Path
 import jax
 import matplotlib.pyplot as plt
 
-from snippets.profiling._mlp import init_mlp, mlp
-
 
 def shown_name(name: str) -> str:
     """``name``, with the host's name that starts it (if any) as <host>."""
@@ -33,18 +31,15 @@ def trace_files(log_dir) -> list[str]:
     return sorted(shown)
 
 
-def record_forward_steps(log_dir):
-    """Trace three calls of a jitted MLP into log_dir, each in a span
-    named forward_step."""
-    params = init_mlp(jax.random.key(0), [256] * 5)
-    x = jax.random.normal(jax.random.key(1), (128, 256))
-    forward = jax.jit(mlp)
-    forward(params, x).block_until_ready()  # compile before tracing
+def record_forward_steps(log_dir, forward, *args):
+    """Trace three calls of the jitted forward(*args) into log_dir, each
+    in a span named forward_step."""
+    forward(*args).block_until_ready()  # compile before tracing
     with jax.profiler.trace(log_dir, create_perfetto_trace=True):
         for _ in range(3):
             # a named span in the timeline
             with jax.profiler.TraceAnnotation("forward_step"):
-                forward(params, x).block_until_ready()
+                forward(*args).block_until_ready()
 
 
 def draw_timeline(steps, ops, gaps, t0):

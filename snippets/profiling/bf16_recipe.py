@@ -1,7 +1,7 @@
 import jax
 import jax.numpy as jnp
 
-from snippets.profiling._mlp import init_mlp, mlp
+from _mlp import init_mlp, mlp
 
 bf16, f32 = jnp.bfloat16, jnp.float32
 

@@ -1,7 +1,7 @@
 import jax
 import jax.numpy as jnp
 
-from snippets.profiling._mlp import init_mlp
+from _mlp import init_mlp
 
 
 def nbytes(tree):

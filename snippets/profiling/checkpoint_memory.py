@@ -1,5 +1,5 @@
-# platform: gpu differs -- The compiled gradient's memory is the GPU's own: on an H200 the plain column is 0.50 MiB lower (7.00 to 42.00 MiB) and still grows by 2.5 MiB a block
-# platform: tpu differs -- A TPU v5e (JAX 0.10.2) reports 0 bytes of temporaries for gradients this small (it does count a large model's), so both memory columns read 0.00 there; the FLOP columns match to within 0.01 GFLOP
+# platform: gpu differs -- A GPU's compiler plans memory its own way: the plain column can read 0.50 MiB lower (7.00 to 42.00 MiB), each block still adding 2.5 MiB
+# platform: tpu differs -- A TPU can report 0 bytes of temporaries for gradients this small (it does count a large model's), so both memory columns read 0.00; the FLOP columns agree to within 0.01 GFLOP
 import jax
 import jax.numpy as jnp
 import matplotlib.pyplot as plt

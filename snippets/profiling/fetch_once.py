@@ -2,7 +2,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from snippets.profiling._mlp import init_mlp, mlp
+from _mlp import init_mlp, mlp
 
 
 def loss_fn(params, x, y):

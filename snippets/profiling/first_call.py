@@ -2,8 +2,8 @@ import time
 
 import jax
 
-from snippets.profiling._mlp import init_mlp, mlp
-from snippets.profiling._timing import median_seconds
+from _mlp import init_mlp, mlp
+from _timing import median_seconds
 
 params = init_mlp(jax.random.key(0), [64] * 21)  # 20 layers
 x = jax.random.normal(jax.random.key(1), (32, 64))

@@ -1,4 +1,4 @@
-# platform: gpu differs -- An H200 printed False for `loss + 1`: the program had already finished when the add returned
+# platform: gpu differs -- On a fast GPU, `loss + 1` can print False: the program may already have finished when the add returns
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -2,8 +2,8 @@ import time
 
 import jax
 
-from snippets.profiling._mlp import init_mlp, mlp
-from snippets.profiling._timing import fastest_seconds
+from _mlp import init_mlp, mlp
+from _timing import fastest_seconds
 
 params = init_mlp(jax.random.key(0), [64] * 21)  # 20 layers
 x = jax.random.normal(jax.random.key(1), (16, 64))

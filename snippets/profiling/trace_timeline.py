@@ -6,10 +6,17 @@ import json
 import tempfile
 from pathlib import Path
 
-from snippets.profiling._trace import draw_timeline, record_forward_steps
+import jax
+
+from _mlp import init_mlp, mlp
+from _trace import draw_timeline, record_forward_steps
+
+params = init_mlp(jax.random.key(0), [256] * 5)
+x = jax.random.normal(jax.random.key(1), (128, 256))
+forward = jax.jit(mlp)
 
 with tempfile.TemporaryDirectory() as log_dir:
-    record_forward_steps(log_dir)  # the same three steps, traced again
+    record_forward_steps(log_dir, forward, params, x)  # the same 3 steps
     trace_file = next(Path(log_dir).rglob("*.trace.json.gz"))
     events = json.loads(gzip.decompress(trace_file.read_bytes()))[
         "traceEvents"

@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU does float16 elementwise arithmetic in float32, and this compiled gradient did not round its tiny terms back to float16, so they survive (the float16 gradient was 1.073e-06 on a TPU v5e; the bfloat16 one, kept in float32 too, also printed float32's 1.073e-06). A float16 product stored, or summed in float32 inside one jit, still came out 0.0 there
+# platform: tpu differs -- A TPU does float16 elementwise arithmetic in float32, and this compiled gradient does not round its tiny terms back to float16, so they survive: the float16 and bfloat16 gradients both print float32's 1.073e-06. A float16 product that is stored, or summed in float32 inside one jit, still comes out 0.0
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU does float16 elementwise arithmetic in float32, and this compiled gradient did not round its tiny terms back to float16, so S = 2**0 already gives the float32 gradient to float16's precision there
+# platform: tpu differs -- A TPU does float16 elementwise arithmetic in float32, and this compiled gradient does not round its tiny terms back to float16, so S = 2**0 already gives the float32 gradient to float16's precision
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,4 @@
-# platform: gpu differs -- The compiled program and the profiler's files are the GPU's own (an H200 printed others)
+# platform: gpu differs -- A GPU compiles its own program and its profiler writes its own files, so the names printed differ
 
 """jax.named_scope names the operations traced inside it."""
 

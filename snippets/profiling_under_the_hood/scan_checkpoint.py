@@ -1,4 +1,4 @@
-# platform: tpu differs -- A TPU v5e (JAX 0.10.2) reports 0 bytes of temporaries for gradients this small (it does count a large model's), so every KiB-per-step figure reads 0.0 there
+# platform: tpu differs -- A TPU can report 0 bytes of temporaries for gradients this small (it does count a large model's), so every KiB-per-step figure reads 0.0
 import jax
 import jax.numpy as jnp
 from jax import lax

@@ -3,8 +3,9 @@ import jax.numpy as jnp
 from jax import lax
 from jax.sharding import PartitionSpec as P
 
-from snippets.sharded_training._mlp import batch, init, loss
 from snippets.sharding._hlo import collectives
+
+from _mlp import batch, init, loss
 
 mesh = jax.make_mesh((8,), ("data",))
 

@@ -5,8 +5,9 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import PartitionSpec as P
 
-from snippets.sharded_training._mlp import batch, init, init_in_place, loss
 from snippets.sharding._hlo import result_types, without_layouts
+
+from _mlp import batch, init, init_in_place, loss
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
 tx = optax.adam(1e-2)

@@ -7,8 +7,9 @@ import jax.numpy as jnp
 import optax
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from snippets.sharding._hlo import result_types, without_layouts
 from snippets.training._model import init_params, loss_fn, make_data
+
+from _hlo import result_types, without_layouts
 
 mesh = jax.make_mesh((8,), ("data",))  # Explicit axes: the default
 optimizer = optax.sgd(0.05, momentum=0.9)

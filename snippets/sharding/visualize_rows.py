@@ -2,7 +2,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec as P
 
-from snippets.sharding._colors import DARK
+from _colors import DARK
 
 mesh = jax.make_mesh((4, 2), ("data", "model"))
 x = jax.device_put(jnp.zeros((8, 4)), NamedSharding(mesh, P("data")))
