@@ -14,7 +14,9 @@ normalize_jit = jax.jit(normalize)
 # created before logging starts
 a, b, c = jnp.ones(3), jnp.zeros(3), jnp.ones(5)
 
-# JAX logs compiles to stderr; show its "Compiling" lines here instead
+# On your machine, jax.log_compiles() alone prints these lines to stderr,
+# with timing lines beside them. This handler only moves the "Compiling"
+# lines into this page's output: you need not write it.
 handler = logging.StreamHandler(sys.stdout)
 handler.addFilter(lambda record: record.getMessage().startswith("Compiling"))
 logging.getLogger("jax").addHandler(handler)

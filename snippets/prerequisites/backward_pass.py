@@ -21,6 +21,8 @@ dw2 = dy * h  # y = w2 * h
 dh = dy * w2
 dw1 = dh * (1 - h**2) * x  # h = tanh(w1 * x)
 
+# argnums=(0, 1): the gradient with respect to the first two
+# arguments, w1 and w2, as a tuple of two
 auto = jax.grad(loss, argnums=(0, 1))(w1, w2)
 print(f"by hand:  dL/dw1 = {dw1:.5f}, dL/dw2 = {dw2:.5f}")
 print(

@@ -2,8 +2,7 @@
 
 import jax
 
-# This cell reuses a key on purpose, so it makes sure that the
-# key-reuse checker (the last section) is off, JAX's default.
+# Reusing a key on purpose: turn off the checker the notebooks turn on.
 jax.config.update("jax_debug_key_reuse", False)
 
 key = jax.random.key(42)
