@@ -65,9 +65,10 @@ def follow(page, site_url, selector) -> str | None:
 
 def test_reading_order_of_the_toctrees():
     """The toctrees (the sources of previous/next) put the landing page, the prerequisites, the
-    ten steps (step 9's part 2 nested under it), the capstone, the optional "under the hood"
-    pages in the order of their steps, the reference pages and the study plan in this order: the
-    book's order, written here only to be checked."""
+    ten steps (step 9's part 2 nested under it), the capstone (its part 2 nested under it), What
+    to build next (the way on after the capstone), the optional "under the hood" pages in the
+    order of their steps, the reference pages and the study plan in this order: the book's order,
+    written here only to be checked."""
     steps = [
         "arrays", "grad", "jit", "vmap", "random", "pytrees", "training", "control_flow",
         "sharding", "sharded_training", "profiling", "capstone", "capstone_resume",
@@ -78,13 +79,14 @@ def test_reading_order_of_the_toctrees():
         "sharding_under_the_hood", "sharding_costs", "multiprocess", "profiling_under_the_hood",
     ]  # fmt: skip
     reference = [
-        "mistakes", "comparison", "faq", "accelerators", "next_steps", "parallelism",
-        "transformer_parallelism", "glossary",
+        "mistakes", "comparison", "faq", "accelerators", "parallelism", "transformer_parallelism",
+        "glossary",
     ]  # fmt: skip
     start = [
         "index",
         "docs/prerequisites",
         *(f"guide/{s}" for s in steps),
+        "docs/next_steps",
         *(f"guide/{s}" for s in under_the_hood),
         *(f"docs/{r}" for r in reference),
         "practice/index",
