@@ -17,3 +17,4 @@ def positions(x, n):
 print(positions(2.0, n=4), "| traces:", traces)
 print(positions(3.0, n=4), "| traces:", traces, "(same n: cached)")
 print(positions(2.0, n=6), "| traces:", traces, "(new n: retraced)")
+print(positions(2.0, 6), "| traces:", traces, "(n by position: retraced)")
