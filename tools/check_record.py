@@ -126,7 +126,7 @@ def condense(progress: Path, verdicts: dict, book: list[str], limit: int, order:
             "reached": len(snippets),
             "not_reached": len(not_reached),
         },
-        "counts": {status: counts[status] for status in STATUSES if counts[status]},
+        "counts": {status: counts[status] for status in STATUSES},  # zeros too: a page cites them
         "reasons": dict(sorted(Counter(e["reason"] for e in snippets if "reason" in e).items())),
         "snippets": snippets,
         "not_reached": not_reached,
@@ -238,7 +238,7 @@ def validate(record: dict) -> None:
     if both := names & set(record["not_reached"]):
         raise ValueError(f"not_reached: {sorted(both)[0]} was reached")
     tally = Counter(entry["status"] for entry in record["snippets"])
-    if record["counts"] != {status: tally[status] for status in STATUSES if tally[status]}:
+    if record["counts"] != {status: tally[status] for status in STATUSES}:
         raise ValueError(f"counts: {record['counts']} is not the tally of the verdicts {dict(tally)}")
     reasons = Counter(entry["reason"] for entry in record["snippets"] if "reason" in entry)
     if record["reasons"] != dict(reasons):
