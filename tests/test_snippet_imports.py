@@ -137,3 +137,14 @@ def test_the_key_and_the_notebook_know_the_bare_helper():
         {"cells": [*cells, downloads.code("from _model import mlp\nimport optax\n", "x")]}
     )
     assert "_model" not in sentence and "optax" in sentence
+
+
+def test_no_snippet_folder_holds_a_symlink():
+    """A folder borrows another folder's helper by its package path, not by a link:
+    deps.script_imports resolves a link to its target's folder, so the notebook would write a
+    linked helper imported by its bare name at the target's path, not beside itself."""
+    links = [p.relative_to(ROOT).as_posix() for p in (ROOT / "snippets").rglob("*") if p.is_symlink()]
+    assert not links, (
+        "import these helpers by their package path (docs/contributing.md, Helpers), not by a link:\n"
+        + "\n".join(links)
+    )

@@ -3,9 +3,10 @@ import jax.numpy as jnp
 from jax import lax
 from jax.sharding import NamedSharding, PartitionSpec as P
 
+from _hlo import result_types, without_layouts
+
 # a linear model x @ w + b and its mean squared error
-from snippets.sharding._hlo import result_types, without_layouts
-from snippets.sharding._linear import loss, make_data
+from _linear import loss, make_data
 
 LR = 0.1
 mesh = jax.make_mesh((8,), ("data",))
