@@ -1,8 +1,10 @@
 """The capstone's training run: sharded state, a donated jitted step, and
-Orbax checkpoints of the state and the data iterator. Run as a script
-(`python -m snippets.capstone._train FOLDER`) it trains in a process of its
-own, resuming from FOLDER's latest checkpoint, and prints each step."""
+Orbax checkpoints of the state and the data iterator. As a script,
+`python -m snippets.capstone._train FOLDER` trains into FOLDER and prints its
+progress; stopped (Ctrl-C) and run again, it resumes from FOLDER's latest
+complete checkpoint."""
 
+import argparse
 import os
 import signal
 import sys
@@ -221,16 +223,29 @@ def train(
     return state
 
 
-#: Set by the parent's "kill during the next save" (report reads stdin).
+def report(step, state, mngr):
+    """Print the step; every EVERY steps, with the mean loss of those steps
+    (fetched from the device then only). Process 0 only."""
+    if jax.process_index() != 0:
+        return
+    line = f"step {step}"
+    if step % EVERY == 0:
+        mean = jax.device_get(state["losses"][step - EVERY : step]).mean()
+        line += f": mean loss of the last {EVERY} steps {mean:.2f}"
+    print(line, flush=True)
+
+
+#: Set by the command "kill during the next save" (see step_by_step).
 KILL_DURING_SAVE = False
 
 
-def report(step, state, mngr):
-    """Print the step (process 0 only), then wait for a line on stdin: the
-    parent decides when this process goes on, or kills it. After a save
-    step, first wait for the save, so that what is on disk at a kill is
-    known; unless told to die during that save: then, as soon as Orbax has
-    created the checkpoint's temporary folder, kill this process."""
+def step_by_step(step, state, mngr):
+    """For --step-by-step, when another program drives this one: print the
+    step, then wait for a line on stdin before going on. After a save step,
+    first wait for the save, so that what is on disk is known if the other
+    program kills this process. Told "kill during the next save", this
+    process kills itself as soon as Orbax has created that checkpoint's
+    temporary folder, while the write is still going on."""
     global KILL_DURING_SAVE
     if step % EVERY == 0:
         if KILL_DURING_SAVE:
@@ -255,10 +270,31 @@ def restored(state, batches):
         print(f"restored step {int(state['step'])}", flush=True)
 
 
+def main():
+    parser = argparse.ArgumentParser(
+        description="Train the capstone's model into FOLDER, resuming from"
+        " its latest complete checkpoint if it has one."
+    )
+    parser.add_argument("folder", help="the checkpoint folder")
+    parser.add_argument(
+        "--step-by-step",
+        action="store_true",
+        help="after each step, wait for a line on stdin (for a program that"
+        " drives this one; see step_by_step)",
+    )
+    args = parser.parse_args()
+    on_step = step_by_step if args.step_by_step else report
+    try:
+        train(args.folder, make_mesh(), on_step=on_step, on_restore=restored)
+    except KeyboardInterrupt:  # Ctrl-C; the manager finished its saves
+        print("stopped; run the same command again to resume")
+
+
 if __name__ == "__main__":
     import warnings
 
-    # A process of its own: deprecations stop it as they stop the book's build.
+    # Deprecations are errors: a call that a coming JAX release removes
+    # stops the script now, not after an upgrade.
     warnings.simplefilter("error", DeprecationWarning)
     warnings.simplefilter("error", FutureWarning)
-    train(sys.argv[1], make_mesh(), on_step=report, on_restore=restored)
+    main()

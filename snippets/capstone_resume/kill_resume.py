@@ -29,7 +29,8 @@ def start(folder, cache, log):
         "JAX_COMPILATION_CACHE_DIR": str(cache),
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
     }
-    command = [sys.executable, "-m", "snippets.capstone._train", str(folder)]
+    command = [sys.executable, "-m", "snippets.capstone._train"]
+    command += [str(folder), "--step-by-step"]
     return subprocess.Popen(
         command,
         cwd=ROOT,
