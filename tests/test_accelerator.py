@@ -441,7 +441,9 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
         | {"date": stamp["date"], "jaxlib": "0.10.2", "python": "3.11"},
         "cpu_rerun": {"jax": "0.10.2", "python": "3.11", "date": "2026-12-06 05:39 UTC"},
         "check": {"limit_seconds": 60, "order": "the book's", "reached": 4, "not_reached": 0},
-        "counts": {"same": 2, "version difference": 1, "differs": 1},
+        "counts": {
+            s: {"same": 2, "version difference": 1, "differs": 1}.get(s, 0) for s in check_record.STATUSES
+        },
         "reasons": {},
         "snippets": run,
         "not_reached": [],
@@ -468,7 +470,10 @@ def test_a_rejudgement_judges_the_runs_outputs_against_new_declarations_and_list
     }
     assert "git log --before" in part["method"]
     summary = check_record.text(again, {})
-    assert "the run, 2026-12-06 05:33 UTC: 2 same, 1 version difference, 1 differs" in summary
+    assert (
+        "the run, 2026-12-06 05:33 UTC: 2 same, 0 within tolerance, 0 accelerator output, "
+        "0 declared difference, 1 version difference, 0 needs 8 devices, 1 differs, 0 broke" in summary
+    )
     assert f"judged against the declarations of {head[:12]} (2026-12-06 06:30 UTC): 1 accelerator" in summary
     for change in (
         lambda r: r["rejudged"]["snippets"][0].update(code_now="0" * 16),  # claims a changed snippet
