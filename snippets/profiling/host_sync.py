@@ -9,8 +9,8 @@ def work(a):
     """Busy work on any device. a: (n, n) -> (), exactly 1.0 in float32."""
     # about 7 GFLOP keep a CPU busy; the largest |tanh| is exactly 1.0
     m = jnp.max(jnp.abs(jnp.tanh((a @ a) @ a)))
-    # a large GPU does those in microseconds, but it runs a rolled loop
-    # step by step: 2000 dependent steps keep it busy (max(1, tanh(1)) = 1)
+    # then 2000 dependent steps of a rolled loop (max(1, tanh(1)) = 1); a
+    # fast GPU can still finish all of it before a cheap call returns
     return lax.fori_loop(0, 2000, lambda i, s: jnp.maximum(s, jnp.tanh(s)), m)
 
 
