@@ -60,16 +60,19 @@ def script_imports(path: Path, root: Path = ROOT) -> list[Path]:
     folder = script_folder(path, root)
     if folder is None:
         return []
+    files = project_dependencies(path, root)[1:]
+    names = [
+        name
+        for current in [path, *files]
+        if current.is_relative_to(root)
+        for name in imported_names(current, root)
+    ]
     return [
         file
-        for file in project_dependencies(path, root)[1:]
+        for file in files
         if file.parent == folder
         and any(
-            _module_files(name, folder) == [file]
-            for current in [path, *project_dependencies(path, root)[1:]]
-            if current.is_relative_to(root)
-            for name in imported_names(current, root)
-            if name.partition(".")[0] == file.stem
+            _module_files(name, folder) == [file] for name in names if name.partition(".")[0] == file.stem
         )
     ]
 
